@@ -1,0 +1,2 @@
+export type * from './database.js';
+export { openSqliteDatabase } from './sqlite/open-sqlite-database.js';

@@ -1,0 +1,48 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import type { Database } from '../database.js';
+import { createSqliteApiKeyRecords } from './api-key-records.js';
+import { createSqlitePetRecords } from './pet-records.js';
+import * as schema from './schema.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/sqlite', import.meta.url));
+
+const isInMemory = (file: string) => file === ':memory:' || file === '';
+
+/**
+ * Opens (creating it and its folder if needed) the SQLite file and brings it to the latest
+ * migration. Pragmas go on the connection before Drizzle sees it: they belong to the connection,
+ * not to the schema, so a migration could not set them.
+ */
+export const openSqliteDatabase = (file: string): Database => {
+  if (!isInMemory(file)) mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file);
+  // WAL lets readers run while a write commits. synchronous=NORMAL in WAL mode syncs at checkpoints
+  // rather than at every commit: a committed write survives the process being killed (it is in the
+  // WAL file), and only an operating-system crash or power cut could lose the last commits.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+
+  const db = drizzle({ client: sqlite, schema });
+  migrate(db, { migrationsFolder: MIGRATIONS });
+
+  const ping = sqlite.prepare('select 1');
+  return {
+    pets: createSqlitePetRecords(db),
+    apiKeys: createSqliteApiKeyRecords(db),
+    ping: async () => {
+      ping.get();
+    },
+    close: async () => {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+};
+
+export type SqliteDrizzle = ReturnType<typeof drizzle<typeof schema>>;

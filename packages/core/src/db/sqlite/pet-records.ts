@@ -1,0 +1,46 @@
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import type { PetRecords } from '../database.js';
+import type { SqliteDrizzle } from './open-sqlite-database.js';
+import { pets } from './schema.js';
+
+/** Statements are prepared once: a request only binds values and steps through rows. */
+export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
+  const afterId = sql.placeholder('afterId');
+  const take = sql.placeholder('take');
+
+  const page = db
+    .select()
+    .from(pets)
+    .where(gt(pets.id, afterId))
+    .orderBy(asc(pets.id))
+    .limit(take)
+    .prepare();
+  const pageWithStatus = db
+    .select()
+    .from(pets)
+    .where(and(eq(pets.status, sql.placeholder('status')), gt(pets.id, afterId)))
+    .orderBy(asc(pets.id))
+    .limit(take)
+    .prepare();
+  const insert = db
+    .insert(pets)
+    .values({
+      name: sql.placeholder('name'),
+      categoryId: sql.placeholder('categoryId'),
+      status: sql.placeholder('status'),
+    })
+    .returning()
+    .prepare();
+  const findById = db.select().from(pets).where(eq(pets.id, sql.placeholder('id'))).prepare();
+
+  return {
+    page: async ({ afterId, status, take }) =>
+      status === undefined ? page.all({ afterId, take }) : pageWithStatus.all({ afterId, status, take }),
+    insert: async (pet) => {
+      const [created] = insert.all(pet);
+      if (!created) throw new Error('INSERT … RETURNING returned no row');
+      return created;
+    },
+    findById: async (id) => findById.get({ id }),
+  };
+};

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../database.js';
+import { openSqliteDatabase } from './open-sqlite-database.js';
+
+describe('SQLite database', () => {
+  let db: Database;
+  beforeEach(() => {
+    db = openSqliteDatabase(':memory:');
+  });
+  afterEach(async () => {
+    await db.close();
+  });
+
+  it('assigns positive ids in creation order', async () => {
+    const first = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'available' });
+    const second = await db.pets.insert({ name: 'Tom', categoryId: 2, status: 'sold' });
+    expect(first).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'available' });
+    expect(second.id).toBeGreaterThan(first.id);
+    expect(await db.pets.findById(second.id)).toEqual(second);
+    expect(await db.pets.findById(99)).toBeUndefined();
+  });
+
+  it('reads pages after an id, optionally filtered by status', async () => {
+    for (const [index, status] of (['available', 'sold', 'available', 'pending'] as const).entries()) {
+      await db.pets.insert({ name: `pet ${index}`, categoryId: 1, status });
+    }
+    const ids = (pets: { id: number }[]) => pets.map((pet) => pet.id);
+    expect(ids(await db.pets.page({ afterId: 0, take: 10 }))).toEqual([1, 2, 3, 4]);
+    expect(ids(await db.pets.page({ afterId: 1, take: 2 }))).toEqual([2, 3]);
+    expect(ids(await db.pets.page({ afterId: 0, status: 'available', take: 10 }))).toEqual([1, 3]);
+    expect(ids(await db.pets.page({ afterId: 1, status: 'available', take: 10 }))).toEqual([3]);
+  });
+
+  it('answers ping while open', async () => {
+    await expect(db.ping()).resolves.toBeUndefined();
+    await db.close();
+    await expect(db.ping()).rejects.toThrow();
+  });
+});
+
+describe('SQLite file', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'petstore-db-'));
+  });
+  afterEach(() => {
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('creates the folder, runs the migrations and keeps data across reopening', async () => {
+    const file = join(folder, 'nested', 'petstore.db');
+    const first = openSqliteDatabase(file);
+    const rex = await first.pets.insert({ name: 'Rex', categoryId: 1, status: 'pending' });
+    await first.close();
+
+    const second = openSqliteDatabase(file);
+    expect(await second.pets.findById(rex.id)).toEqual(rex);
+    await second.close();
+  });
+
+  it('never reuses the id of the newest animal, even once its row is gone', async () => {
+    const file = join(folder, 'petstore.db');
+    const db = openSqliteDatabase(file);
+    const rex = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'sold' });
+    await db.close();
+    // No operation deletes animals; this removes the row behind the service's back.
+    const raw = new BetterSqlite3(file);
+    raw.prepare('delete from pets where id = ?').run(rex.id);
+    raw.close();
+
+    const reopened = openSqliteDatabase(file);
+    const next = await reopened.pets.insert({ name: 'Tom', categoryId: 1, status: 'sold' });
+    expect(next.id).toBeGreaterThan(rex.id);
+    await reopened.close();
+  });
+
+  it('leaves the file in WAL journaling mode', async () => {
+    const file = join(folder, 'petstore.db');
+    await openSqliteDatabase(file).close();
+    const raw = new BetterSqlite3(file);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+  });
+
+  it('refuses a status outside the enumeration at the table level', async () => {
+    const file = join(folder, 'petstore.db');
+    await openSqliteDatabase(file).close();
+    const raw = new BetterSqlite3(file);
+    expect(() =>
+      raw.prepare("insert into pets (name, category_id, status) values ('Rex', 1, 'lost')").run(),
+    ).toThrow(/CHECK constraint failed/);
+    raw.close();
+  });
+});

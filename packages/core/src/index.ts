@@ -1,0 +1,12 @@
+export * from './db/index.js';
+export * from './keys/api-keys.js';
+export * from './router/index.js';
+export * from './schemas/index.js';
+export {
+  createCallerFactory,
+  type Context,
+  type Deprecation,
+  type ProcedureMeta,
+  type ResponseNotes,
+  type Transport,
+} from './trpc.js';

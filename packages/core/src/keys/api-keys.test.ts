@@ -1,0 +1,69 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../db/database.js';
+import { openSqliteDatabase } from '../db/sqlite/open-sqlite-database.js';
+import { type ApiKeys, createApiKeys } from './api-keys.js';
+
+describe('API keys', () => {
+  let db: Database;
+  let keys: ApiKeys;
+  beforeEach(() => {
+    db = openSqliteDatabase(':memory:');
+    keys = createApiKeys(db.apiKeys);
+  });
+  afterEach(() => db.close());
+
+  it('authenticates a created key and stores only its hash', async () => {
+    const { key, token } = await keys.create('ci');
+    expect(token).toMatch(/^pst_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    expect(await keys.authenticate(token)).toEqual({ keyId: key.id, name: 'ci' });
+
+    const [stored] = await db.apiKeys.list();
+    expect(JSON.stringify(stored)).not.toContain(token.slice(17));
+    expect(stored?.secretHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a key that differs in any way', async () => {
+    const { token } = await keys.create('ci');
+    const flipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+    for (const candidate of [flipped, token.slice(0, -1), `${token}x`, ` ${token}`, token.toUpperCase(), '']) {
+      expect(await keys.authenticate(candidate)).toBeNull();
+    }
+  });
+
+  it('refuses a revoked key at once, by name or by id', async () => {
+    const byName = await keys.create('ci');
+    const byId = await keys.create('deploy');
+    await keys.revoke('ci');
+    await keys.revoke(String(byId.key.id));
+    expect(await keys.authenticate(byName.token)).toBeNull();
+    expect(await keys.authenticate(byId.token)).toBeNull();
+    expect(await keys.hasLiveKey()).toBe(false);
+  });
+
+  it('lets a revoked name be reused but not a live one', async () => {
+    await keys.create('ci');
+    await expect(keys.create('ci')).rejects.toThrow(/already exists/);
+    await keys.revoke('ci');
+    const { token } = await keys.create('ci');
+    expect(await keys.authenticate(token)).not.toBeNull();
+  });
+
+  it('lists keys without any secret', async () => {
+    const { token } = await keys.create('ci');
+    const listed = await keys.list();
+    expect(listed).toEqual([
+      { id: 1, name: 'ci', prefix: token.slice(0, 17), createdAt: expect.any(Date), revokedAt: null },
+    ]);
+  });
+
+  it.each(['', '123', 'has space', 'a'.repeat(65), 'naïve'])('refuses the name %j', async (name) => {
+    await expect(keys.create(name)).rejects.toThrow(/Key name/);
+  });
+
+  it('reports an unknown or already revoked key on revoke', async () => {
+    await expect(keys.revoke('nobody')).rejects.toThrow(/No live key/);
+    const { key } = await keys.create('ci');
+    await keys.revoke('ci');
+    await expect(keys.revoke(String(key.id))).rejects.toThrow(/already revoked/);
+  });
+});

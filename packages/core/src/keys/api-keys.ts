@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { ApiKeyRecord, ApiKeyRecords } from '../db/database.js';
+import { issueToken, publicIdOf, tokenMatchesHash } from './api-key-token.js';
+
+/** Names are what `keys revoke` accepts beside ids, so a name may not look like an id. */
+export const ApiKeyName = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
+  .refine((name) => !/^[0-9]+$/.test(name), 'must not be only digits (it would read as an id)');
+
+/** Who made a request: the key that authenticated it. */
+export interface ApiKeyPrincipal {
+  keyId: number;
+  name: string;
+}
+
+/** What `keys list` shows: never the secret or its hash. */
+export interface ApiKeySummary {
+  id: number;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export class ApiKeyError extends Error {
+  override name = 'ApiKeyError';
+}
+
+const summarise = (key: ApiKeyRecord): ApiKeySummary => ({
+  id: key.id,
+  name: key.name,
+  prefix: `pst_${key.publicId}_`,
+  createdAt: key.createdAt,
+  revokedAt: key.revokedAt,
+});
+
+export const createApiKeys = (records: ApiKeyRecords) => {
+  const live = async () => (await records.list()).filter((key) => key.revokedAt === null);
+
+  return {
+    /** Creates a key and returns its token: the only moment the token exists outside a hash. */
+    async create(name: string): Promise<{ key: ApiKeySummary; token: string }> {
+      const parsed = ApiKeyName.safeParse(name);
+      if (!parsed.success) throw new ApiKeyError(`Key name ${parsed.error.issues[0]?.message}.`);
+      if ((await live()).some((key) => key.name === name)) {
+        throw new ApiKeyError(`A live key named "${name}" already exists; revoke it or pick another name.`);
+      }
+      const { token, publicId, secretHash } = issueToken();
+      const key = await records.insert({ name, publicId, secretHash, createdAt: new Date() });
+      return { key: summarise(key), token };
+    },
+
+    async list(): Promise<ApiKeySummary[]> {
+      return (await records.list()).map(summarise);
+    },
+
+    async hasLiveKey(): Promise<boolean> {
+      return (await live()).length > 0;
+    },
+
+    /** Revokes the live key with this name, or the key with this id. */
+    async revoke(nameOrId: string): Promise<ApiKeySummary> {
+      const keys = await records.list();
+      const key = /^[0-9]+$/.test(nameOrId)
+        ? keys.find((candidate) => candidate.id === Number(nameOrId))
+        : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null);
+      if (!key) throw new ApiKeyError(`No live key has the name or id "${nameOrId}".`);
+      const revokedAt = new Date();
+      if (!(await records.revoke(key.id, revokedAt))) {
+        throw new ApiKeyError(`Key ${key.id} ("${key.name}") is already revoked.`);
+      }
+      return summarise({ ...key, revokedAt });
+    },
+
+    /** The principal behind a presented key, or null when it is unknown, malformed or revoked. */
+    async authenticate(token: string): Promise<ApiKeyPrincipal | null> {
+      const publicId = publicIdOf(token);
+      if (publicId === undefined) return null;
+      const key = await records.findByPublicId(publicId);
+      if (!key || key.revokedAt !== null || !tokenMatchesHash(token, key.secretHash)) return null;
+      return { keyId: key.id, name: key.name };
+    },
+  };
+};
+export type ApiKeys = ReturnType<typeof createApiKeys>;

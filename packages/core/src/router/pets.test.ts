@@ -1,0 +1,73 @@
+import { TRPCError } from '@trpc/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../db/database.js';
+import { openSqliteDatabase } from '../db/sqlite/open-sqlite-database.js';
+import { decodeCursor } from '../schemas/cursor.js';
+import { type Context, createCallerFactory } from '../trpc.js';
+import { appRouter } from './index.js';
+
+const createCaller = createCallerFactory(appRouter);
+
+describe('pet procedures', () => {
+  let db: Database;
+  let ctx: Context;
+  beforeEach(() => {
+    db = openSqliteDatabase(':memory:');
+    ctx = { db, principal: { keyId: 1, name: 'test' }, transport: 'trpc', response: {} };
+  });
+  afterEach(() => db.close());
+
+  const errorOf = async (call: Promise<unknown>) => {
+    const error = await call.then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TRPCError);
+    return error as TRPCError;
+  };
+
+  it('refuses every call without a principal, before looking at the input', async () => {
+    const caller = createCaller({ ...ctx, principal: null });
+    for (const call of [caller.listPets({ limit: 0 }), caller.createPet({} as never), caller.getPet({ petId: -1 })]) {
+      expect((await errorOf(call)).code).toBe('UNAUTHORIZED');
+    }
+  });
+
+  it('explains an invalid input in one readable message', async () => {
+    const error = await errorOf(createCaller(ctx).createPet({ name: '', categoryId: 0 }));
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message).toBe('name: must not be empty; categoryId: Too small: expected number to be >=1');
+  });
+
+  it('creates, fetches and reports a missing animal', async () => {
+    const caller = createCaller(ctx);
+    const rex = await caller.createPet({ name: ' Rex ', categoryId: 3 });
+    expect(rex).toEqual({ id: 1, name: 'Rex', categoryId: 3, status: 'available' });
+    expect(await caller.getPet({ petId: rex.id })).toEqual(rex);
+    const missing = await errorOf(caller.getPet({ petId: 2 }));
+    expect([missing.code, missing.message]).toEqual(['NOT_FOUND', 'No animal has id 2.']);
+  });
+
+  it('notes the next page only when another animal follows', async () => {
+    const caller = createCaller(ctx);
+    for (const name of ['a', 'b', 'c', 'd']) await caller.createPet({ name, categoryId: 1 });
+
+    const first = await caller.listPets({ limit: 2 });
+    expect(first.map((pet) => pet.name)).toEqual(['a', 'b']);
+    const next = ctx.response.nextPage;
+    expect(next).toMatchObject({ limit: 2 });
+    expect(decodeCursor(next?.cursor ?? '')).toBe(2);
+
+    ctx.response = {};
+    const last = await caller.listPets({ limit: 2, cursor: next?.cursor });
+    expect(last.map((pet) => pet.name)).toEqual(['c', 'd']);
+    expect(ctx.response.nextPage).toBeUndefined();
+  });
+
+  it('keeps the status filter in the next page', async () => {
+    const caller = createCaller(ctx);
+    for (const status of ['sold', 'available', 'sold', 'sold'] as const) {
+      await caller.createPet({ name: status, categoryId: 1, status });
+    }
+    const first = await caller.listPets({ limit: 2, status: 'sold' });
+    expect(first.map((pet) => pet.id)).toEqual([1, 3]);
+    expect(ctx.response.nextPage).toMatchObject({ limit: 2, status: 'sold' });
+  });
+});

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { MAX_SAFE_ID, integerParam, jsonInteger } from './integers.js';
+
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+
+export const PetStatus = z
+  .enum(PET_STATUSES)
+  .meta({ id: 'PetStatus', description: 'Availability of the animal.' });
+export type PetStatus = z.infer<typeof PetStatus>;
+
+export const PET_NAME_MAX_CODE_POINTS = 255;
+
+/**
+ * Trimmed, then 1..255 Unicode code points (JSON Schema's `maxLength` counts code points too,
+ * while zod's `.max()` counts UTF-16 units, hence the refinement). Lone surrogates are refused:
+ * they cannot be stored as UTF-8 without being replaced, and a name must come back as it was sent.
+ */
+const PetName = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .refine((name) => Array.from(name).length <= PET_NAME_MAX_CODE_POINTS, {
+    message: `must be at most ${PET_NAME_MAX_CODE_POINTS} characters`,
+  })
+  .refine((name) => name.isWellFormed(), { message: 'must be well-formed Unicode' })
+  .meta({ description: "The animal's name.", maxLength: PET_NAME_MAX_CODE_POINTS });
+
+/**
+ * int64 in the interface, narrowed to 1..2^53-1: larger values cannot round-trip through JSON
+ * numbers in JavaScript clients, so they are refused rather than silently rounded.
+ */
+const positiveId = (description: string) =>
+  z.int().min(1).max(MAX_SAFE_ID).meta({ format: 'int64', description });
+
+export const PetId = positiveId('Unique identifier, assigned by the service on creation.');
+
+const CategoryId = jsonInteger(
+  positiveId('Identifier of the category the animal belongs to.'),
+);
+
+export const NewPet = z
+  .strictObject({
+    name: PetName,
+    categoryId: CategoryId,
+    status: PetStatus.default('available'),
+  })
+  .meta({ id: 'NewPet', description: 'An animal to add; `status` defaults to `available`.' });
+export type NewPet = z.output<typeof NewPet>;
+
+export const Pet = z
+  .strictObject({ id: PetId, ...NewPet.shape })
+  .meta({ id: 'Pet', description: 'An animal as the store returns it.' });
+export type Pet = z.output<typeof Pet>;
+
+export const Pets = z.array(Pet).meta({ id: 'Pets', description: 'A page of animals, by ascending id.' });
+
+export const GetPetParams = z.strictObject({
+  petId: integerParam(PetId).meta({ description: 'The identifier of the animal.' }),
+});
