@@ -55,8 +55,9 @@ export const createApiKeys = (records: ApiKeyRecords) => {
       return (await records.list()).map(summarise);
     },
 
-    async hasLiveKey(): Promise<boolean> {
-      return (await live()).length > 0;
+    /** True once any key was ever created, revoked ones included. */
+    async anyExist(): Promise<boolean> {
+      return (await records.list()).length > 0;
     },
 
     /** Revokes the live key with this name, or the key with this id. */
