@@ -20,7 +20,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts'],
+    files: ['**/*.test.ts', '**/test/**/*.ts'],
     rules: {
       // Asymmetric matchers (expect.any, expect.stringMatching) are typed `any`.
       '@typescript-eslint/no-unsafe-assignment': 'off',

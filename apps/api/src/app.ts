@@ -1,0 +1,32 @@
+import type { ApiKeys, Database } from '@petstore/core';
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { errorHandler, notFound } from './http/fallbacks.js';
+import { healthRoutes } from './http/health.js';
+import { type DocumentServers, createOpenApiDocument } from './rest/openapi-document.js';
+import { queryAsLists } from './rest/query-parser.js';
+import { createRestApi } from './rest/rest-api.js';
+import { createTrpcEndpoint } from './trpc/trpc-endpoint.js';
+
+export interface AppDependencies {
+  db: Database;
+  apiKeys: ApiKeys;
+  logger: Logger;
+  servers: DocumentServers;
+}
+
+/** Wires the transports around the core procedures; no domain rule lives here. */
+export const createApp = ({ db, apiKeys, logger, servers }: AppDependencies): Express => {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', queryAsLists);
+
+  const openApiJson = JSON.stringify(createOpenApiDocument(servers));
+  app.use('/v1', createRestApi({ db, apiKeys, logger, openApiJson }));
+  app.use('/trpc', createTrpcEndpoint({ db, apiKeys, logger }));
+  app.use(healthRoutes(db, logger));
+  app.use(notFound);
+  app.use(errorHandler(logger));
+  return app;
+};

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** An empty variable counts as unset, as shells and .env files commonly leave them. */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+const setting = <T extends z.ZodType>(schema: T) => z.preprocess(unsetIfEmpty, schema);
+
+const Port = z
+  .string()
+  .regex(/^[0-9]{1,5}$/, 'must be a port number')
+  .transform(Number)
+  .pipe(z.int().max(65_535, 'must be a port number'));
+
+const Environment = z.object({
+  PORT: setting(Port.default(3000)),
+  HOST: setting(z.string().default('127.0.0.1')),
+  PETSTORE_DB: setting(z.string().default('./data/petstore.db')),
+  PUBLIC_BASE_URL: setting(z.url().default('http://localhost:3000/v1')),
+  STAGING_BASE_URL: setting(z.url().optional()),
+  LOG_LEVEL: setting(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** SQLite file, or `:memory:`. */
+  databaseFile: string;
+  publicBaseUrl: string;
+  stagingBaseUrl: string | undefined;
+  logLevel: z.output<typeof Environment>['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads the runtime settings, naming every variable that is set wrong. */
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  const parsed = Environment.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigError(`Invalid environment: ${problems.join('; ')}.`);
+  }
+  const settings = parsed.data;
+  return {
+    port: settings.PORT,
+    host: settings.HOST,
+    databaseFile: settings.PETSTORE_DB,
+    publicBaseUrl: settings.PUBLIC_BASE_URL,
+    stagingBaseUrl: settings.STAGING_BASE_URL,
+    logLevel: settings.LOG_LEVEL,
+  };
+};

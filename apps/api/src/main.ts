@@ -1,0 +1,46 @@
+import { ConfigError, readConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+
+const firstKeyBanner = (key: string, url: string) => {
+  const rule = '-'.repeat(72);
+  return [
+    rule,
+    'Petstore created its first API key. It is shown only this once; keep it:',
+    '',
+    `  ${key}`,
+    '',
+    `Try it: curl -H "Authorization: Bearer ${key}" ${url}/v1/pets`,
+    'More keys: pnpm keys create <name>',
+    rule,
+    '',
+  ].join('\n');
+};
+
+const main = async () => {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  const server = await startServer(config, logger);
+  if (server.firstApiKey) process.stdout.write(firstKeyBanner(server.firstApiKey, server.url));
+  logger.info({ url: server.url, port: server.port, database: config.databaseFile }, 'Petstore is listening');
+
+  const shutDown = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    server.close().then(
+      () => {
+        logger.info('stopped');
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.once('SIGTERM', shutDown);
+  process.once('SIGINT', shutDown);
+};
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,69 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Database, createApiKeys, openSqliteDatabase } from '@petstore/core';
+import type { Logger } from 'pino';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+
+export interface RunningServer {
+  /** Base address, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  port: number;
+  db: Database;
+  /** Set when the database had no key at all and the server just created one. */
+  firstApiKey: string | undefined;
+  /** Stops accepting connections, lets requests in flight finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+/** How long requests in flight may take to finish once shutdown begins. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+const listen = (server: Server, port: number, host: string) =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+const stop = (server: Server) =>
+  new Promise<void>((resolve, reject) => {
+    const force = setTimeout(() => {
+      server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS).unref();
+    server.close((error) => {
+      clearTimeout(force);
+      if (error) reject(error);
+      else resolve();
+    });
+    server.closeIdleConnections();
+  });
+
+export const startServer = async (config: Config, logger: Logger): Promise<RunningServer> => {
+  const db = openSqliteDatabase(config.databaseFile);
+  const apiKeys = createApiKeys(db.apiKeys);
+  // Only a database that never had a key gets one: revoking every key must not be undone here.
+  const firstApiKey = (await apiKeys.anyExist()) ? undefined : (await apiKeys.create('default')).token;
+
+  const server = createServer(createApp({ db, apiKeys, logger, servers: config }));
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    db,
+    firstApiKey,
+    close: async () => {
+      await stop(server);
+      await db.close();
+    },
+  };
+};

@@ -1,0 +1,1 @@
+export { startTestServer, type TestServer } from './test-server.js';

@@ -1,0 +1,158 @@
+import type { Pet } from '@petstore/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { call, expectError, petsCount, rawRequest } from './support/http.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.dispose());
+
+const post = (json: unknown) => call(server, '/v1/pets', { method: 'POST', json });
+
+/** A JSON body of exactly `size` bytes: a valid pet padded with spaces, which JSON ignores. */
+const bodyOfSize = (size: number) => {
+  const json = JSON.stringify({ name: 'Padded', categoryId: 1 });
+  return json.slice(0, -1) + ' '.repeat(size - json.length) + '}';
+};
+
+describe('createPet', () => {
+  it('answers 201 with the Pet, its id, and its Location', async () => {
+    const response = await post({ name: 'Rex', categoryId: 3, status: 'pending' });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const pet = (await response.json()) as Pet;
+    expect(pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'pending' });
+    expect(response.headers.get('location')).toBe(`/v1/pets/${pet.id}`);
+    expect(await (await call(server, `/v1/pets/${pet.id}`)).json()).toEqual(pet);
+  });
+
+  it('defaults status to available and stores the name trimmed', async () => {
+    const pet = (await (await post({ name: '\t Rex  ', categoryId: 1 })).json()) as Pet;
+    expect(pet).toMatchObject({ name: 'Rex', status: 'available' });
+  });
+
+  it('gives positive ids that increase in creation order', async () => {
+    const ids: number[] = [];
+    for (let index = 0; index < 5; index++) ids.push(((await (await post({ name: `p${index}`, categoryId: 1 })).json()) as Pet).id);
+    expect(ids[0]).toBeGreaterThan(0);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(5);
+  });
+
+  it('keeps any Unicode name of up to 255 code points as sent', async () => {
+    for (const name of ['🐕'.repeat(255), 'Ünïcødé 名前 🐈‍⬛', 'a'.repeat(255), 'x\u0000y']) {
+      const response = await post({ name, categoryId: 1 });
+      expect(response.status).toBe(201);
+      expect(((await response.json()) as Pet).name).toBe(name);
+    }
+  });
+
+  it('accepts categoryId up to 2^53 - 1', async () => {
+    const pet = (await (await post({ name: 'Big', categoryId: 2 ** 53 - 1 })).json()) as Pet;
+    expect(pet.categoryId).toBe(2 ** 53 - 1);
+  });
+
+  it('accepts application/json with a charset parameter', async () => {
+    const response = await call(server, '/v1/pets', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Charset', categoryId: 1 }),
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    });
+    expect(response.status).toBe(201);
+  });
+});
+
+describe('createPet refuses bad input and stores nothing', () => {
+  let before: number;
+  beforeAll(async () => {
+    before = await petsCount(server);
+  });
+  afterAll(async () => {
+    expect(await petsCount(server)).toBe(before);
+  });
+
+  it.each([
+    ['no name', { categoryId: 1 }, 'name'],
+    ['no categoryId', { name: 'Rex' }, 'categoryId'],
+    ['an empty name', { name: '', categoryId: 1 }, 'name'],
+    ['a blank name', { name: '  \n ', categoryId: 1 }, 'name'],
+    ['a name of 256 code points', { name: '🐕'.repeat(256), categoryId: 1 }, 'name'],
+    ['a name with a lone surrogate', { name: 'Rex\uD83D', categoryId: 1 }, 'name'],
+    ['a number as name', { name: 42, categoryId: 1 }, 'name'],
+    ['categoryId as a string', { name: 'Rex', categoryId: '5' }, 'categoryId'],
+    ['categoryId as a boolean', { name: 'Rex', categoryId: true }, 'categoryId'],
+    ['categoryId as null', { name: 'Rex', categoryId: null }, 'categoryId'],
+    ['categoryId as an array', { name: 'Rex', categoryId: [5] }, 'categoryId'],
+    ['a fractional categoryId', { name: 'Rex', categoryId: 1.5 }, 'categoryId'],
+    ['categoryId 0', { name: 'Rex', categoryId: 0 }, 'categoryId'],
+    ['a negative categoryId', { name: 'Rex', categoryId: -1 }, 'categoryId'],
+    ['categoryId 2^53', { name: 'Rex', categoryId: 2 ** 53 }, 'categoryId'],
+    ['an unknown status', { name: 'Rex', categoryId: 1, status: 'lost' }, 'status'],
+    ['status as null', { name: 'Rex', categoryId: 1, status: null }, 'status'],
+    ['an id', { id: 7, name: 'Rex', categoryId: 1 }, '"id"'],
+    ['an unknown field', { name: 'Rex', categoryId: 1, colour: 'brown' }, '"colour"'],
+    ['an array', [{ name: 'Rex', categoryId: 1 }], 'JSON object'],
+  ])('refuses %s with 400', async (_, json, mentioned) => {
+    const body = await expectError(await post(json), 400, 'BAD_REQUEST');
+    expect(body.message).toContain(mentioned);
+  });
+
+  it.each([
+    ['malformed JSON', '{"name": "Rex",'],
+    ['a JSON string', '"Rex"'],
+    ['a number beyond any double', '{"name": "Rex", "categoryId": 1e309}'],
+    ['an empty body', ''],
+    ['null', 'null'],
+  ])('refuses %s with 400', async (_, body) => {
+    const response = await call(server, '/v1/pets', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+    await expectError(response, 400, 'BAD_REQUEST');
+  });
+
+  it.each([
+    ['no Content-Type', undefined],
+    ['text/plain', 'text/plain'],
+    ['form encoding', 'application/x-www-form-urlencoded'],
+    ['a JSON-like type', 'application/merge-patch+json'],
+    ['a non-UTF charset', 'application/json; charset=latin1'],
+  ])('refuses %s with 415', async (_, contentType) => {
+    const response = await rawRequest(server.url, {
+      path: '/v1/pets',
+      headers: { Authorization: `Bearer ${server.apiKey}`, ...(contentType && { 'Content-Type': contentType }) },
+      chunks: [JSON.stringify({ name: 'Rex', categoryId: 1 })],
+    });
+    expect(response.status).toBe(415);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 });
+  });
+
+  const headers = () => ({ Authorization: `Bearer ${server.apiKey}`, 'Content-Type': 'application/json' });
+
+  it('refuses a body one byte over 64 KiB with 413', async () => {
+    const response = await rawRequest(server.url, { path: '/v1/pets', headers: headers(), chunks: [bodyOfSize(64 * 1024 + 1)] });
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body)).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: expect.any(String), status: 413 });
+  });
+
+  it('refuses an oversized body sent in chunks, without a length, with 413', async () => {
+    const chunk = ' '.repeat(8 * 1024);
+    const response = await rawRequest(server.url, {
+      path: '/v1/pets',
+      headers: headers(),
+      chunks: ['{"name": "Rex", "categoryId": 1', ...Array.from({ length: 9 }, () => chunk), '}'],
+    });
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+  });
+});
+
+describe('the 64 KiB limit', () => {
+  it('accepts a body of exactly 64 KiB', async () => {
+    const response = await rawRequest(server.url, {
+      path: '/v1/pets',
+      headers: { Authorization: `Bearer ${server.apiKey}`, 'Content-Type': 'application/json' },
+      chunks: [bodyOfSize(64 * 1024)],
+    });
+    expect(response.status).toBe(201);
+  });
+});

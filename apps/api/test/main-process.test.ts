@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { call } from './support/http.js';
+import { collect, spawnEntry, waitForOutput } from './support/processes.js';
+
+let folder: string;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'petstore-main-'));
+});
+afterEach(() => {
+  rmSync(folder, { recursive: true, force: true });
+});
+
+const LISTENING = /"msg":"Petstore is listening"/;
+
+/** Starts `src/main.ts` as `pnpm dev` would, on any free port, inside the temporary folder. */
+const startMain = async (env: NodeJS.ProcessEnv = {}) => {
+  const child = spawnEntry('src/main.ts', [], { PORT: '0', PETSTORE_DB: join(folder, 'data', 'petstore.db'), ...env });
+  const printed = await waitForOutput(child, LISTENING);
+  const port = /"port":(\d+)/.exec(printed)?.[1];
+  const key = /^ {2}(pst_\S+)$/m.exec(printed)?.[1];
+  const stopped = collect(child);
+  const stop = async () => {
+    child.kill('SIGTERM');
+    return stopped;
+  };
+  return { url: `http://127.0.0.1:${port ?? ''}`, key, printed, stop };
+};
+
+describe('the service process', () => {
+  it('creates its database folder, prints a first key once, and keeps data across a restart', async () => {
+    const first = await startMain();
+    expect(first.printed).toMatch(/first API key/);
+    expect(first.key).toMatch(/^pst_/);
+    const server = { url: first.url, apiKey: first.key ?? '' };
+    const created = await call(server, '/v1/pets', { method: 'POST', json: { name: 'Rex', categoryId: 4 } });
+    expect(created.status).toBe(201);
+    const rex: unknown = await created.json();
+    const firstExit = await first.stop();
+    expect(firstExit.code).toBe(0);
+    expect(firstExit.stdout).toMatch(/"msg":"stopped"/);
+
+    const second = await startMain();
+    expect(second.key).toBeUndefined();
+    const again = { url: second.url, apiKey: first.key ?? '' };
+    expect(await (await call(again, '/v1/pets')).json()).toEqual([rex]);
+    expect((await second.stop()).code).toBe(0);
+  });
+
+  it('logs the port it chose when PORT is 0', async () => {
+    const started = await startMain();
+    expect(started.printed).toMatch(/"url":"http:\/\/127\.0\.0\.1:\d+"/);
+    expect((await call({ url: started.url, apiKey: started.key ?? '' }, '/healthz')).status).toBe(200);
+    await started.stop();
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT must be a port number/],
+    ['PORT', '70000', /PORT must be a port number/],
+    ['PUBLIC_BASE_URL', 'not a url', /PUBLIC_BASE_URL/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+  ])('refuses to start with %s=%s and says why', async (name, value, message) => {
+    const result = await collect(spawnEntry('src/main.ts', [], { PETSTORE_DB: join(folder, 'p.db'), [name]: value }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+  });
+});

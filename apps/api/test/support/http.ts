@@ -1,0 +1,84 @@
+import { request as httpRequest } from 'node:http';
+import type { ErrorBody } from '@petstore/core';
+import { expect } from 'vitest';
+
+export interface CallOptions {
+  method?: string;
+  /** The API key to send as a bearer token; null sends no Authorization header. */
+  key?: string | null;
+  /** Serialised as JSON with `Content-Type: application/json`. */
+  json?: unknown;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/** Calls the server over real HTTP, as any REST client would. */
+export const call = (
+  server: { url: string; apiKey: string },
+  path: string,
+  { method = 'GET', key = server.apiKey, json, body, headers = {} }: CallOptions = {},
+) =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      ...(key !== null && { Authorization: `Bearer ${key}` }),
+      ...(json !== undefined && { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
+    body: json !== undefined ? JSON.stringify(json) : body,
+  });
+
+/** Asserts the response is the contract's Error body for this status and code, and returns it. */
+export const expectError = async (response: Response, status: number, code: string): Promise<ErrorBody> => {
+  expect(response.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
+  const body = (await response.json()) as ErrorBody;
+  expect({ status: response.status, body }).toEqual({
+    status,
+    body: { code, message: expect.any(String), status },
+  });
+  expect(body.message).not.toMatch(/\n\s+at |node_modules|\.ts:\d+|SQLITE|sqlite/i);
+  if (status === 401) expect(response.headers.get('www-authenticate')).toBe('Bearer realm="petstore"');
+  return body;
+};
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * A request fetch() cannot make: the body sent in chunks exactly as given (chunked transfer
+ * encoding unless a Content-Length header is set). A server may answer before the body is
+ * finished, so write errors after the answer are expected and ignored.
+ */
+export const rawRequest = (
+  url: string,
+  { method = 'POST', path, headers = {}, chunks = [] }: { method?: string; path: string; headers?: Record<string, string>; chunks?: (string | Buffer)[] },
+) =>
+  new Promise<RawResponse>((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+    });
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+
+export const petsCount = async (server: { url: string; apiKey: string }) => {
+  let count = 0;
+  let next: string | undefined = '/v1/pets?limit=100';
+  while (next) {
+    const response = await call(server, next);
+    count += ((await response.json()) as unknown[]).length;
+    next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+  }
+  return count;
+};

@@ -1,0 +1,47 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import type { Readable } from 'node:stream';
+
+export const API_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+
+/** Runs one of the service's TypeScript entry points the way `pnpm dev` and `pnpm keys` do. */
+export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv) =>
+  spawn(process.execPath, ['--import', 'tsx', '--conditions=petstore-source', entry, ...args], {
+    cwd: API_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export const collect = async (child: ChildProcessByStdio<null, Readable, Readable>): Promise<Finished> => {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+};
+
+/** Resolves with everything printed so far once `pattern` appears on stdout. */
+export const waitForOutput = (child: ChildProcessByStdio<null, Readable, Readable>, pattern: RegExp) =>
+  new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) {
+        child.stdout.off('data', onData);
+        resolve(seen);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => {
+      reject(new Error(`exited with ${String(code)} before printing ${String(pattern)}:\n${seen}`));
+    });
+  });
