@@ -1,0 +1,70 @@
+import { type TestServer, startTestServer } from '@petstore/api/testing';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { type Pet, createPetstoreClient, isPetstoreError, pagesOfPets } from './index.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.dispose());
+
+const client = () => createPetstoreClient({ url: server.url, apiKey: server.apiKey });
+
+/** The error a call fails with; fails the test when the call succeeds. */
+const failure = async (call: Promise<unknown>) => {
+  const error = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!isPetstoreError(error)) throw new Error(`expected a failed call, got ${String(error)}`);
+  return error;
+};
+
+describe('the typed client', () => {
+  it('creates, lists and fetches animals with types inferred from the router', async () => {
+    const petstore = client();
+    const rex = await petstore.createPet.mutate({ name: 'Rex', categoryId: 1 });
+    expectTypeOf(rex).toEqualTypeOf<Pet>();
+    expect(rex).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 1, status: 'available' });
+
+    const listed = await petstore.listPets.query({ status: 'available' });
+    expectTypeOf(listed).toEqualTypeOf<Pet[]>();
+    expect(listed).toContainEqual(rex);
+    expect(await petstore.listPets.query()).toContainEqual(rex);
+
+    expect(await petstore.getPet.query({ petId: rex.id })).toEqual(rex);
+  });
+
+  it('sees what REST sees', async () => {
+    const rex = await client().createPet.mutate({ name: 'Shared', categoryId: 2, status: 'sold' });
+    const rest = await fetch(`${server.url}/v1/pets/${rex.id}`, { headers: { Authorization: `Bearer ${server.apiKey}` } });
+    expect(await rest.json()).toEqual(rex);
+  });
+
+  it.each([
+    ['NOT_FOUND', 404, () => client().getPet.query({ petId: 999_999 })],
+    ['BAD_REQUEST', 400, () => client().listPets.query({ limit: 101 })],
+    ['BAD_REQUEST', 400, () => client().createPet.mutate({ name: ' ', categoryId: 1 })],
+    ['UNAUTHORIZED', 401, () => createPetstoreClient({ url: server.url, apiKey: 'pst_bad' }).listPets.query()],
+  ])('surfaces %s (HTTP %i) with the same code as REST', async (code, status, call) => {
+    const error = await failure(call());
+    expect(error.data).toEqual({ code, httpStatus: status });
+    expect(error.message).not.toBe('');
+  });
+
+  it('refuses a string where the schema wants a number, as REST does', async () => {
+    const error = await failure(client().createPet.mutate({ name: 'Rex', categoryId: '5' as unknown as number }));
+    expect(error.data?.code).toBe('BAD_REQUEST');
+  });
+
+  it('walks every page of a filtered list', async () => {
+    const petstore = client();
+    for (let index = 0; index < 7; index++) await petstore.createPet.mutate({ name: `p${index}`, categoryId: 3, status: 'pending' });
+    const pages: Pet[][] = [];
+    for await (const page of pagesOfPets(petstore, { status: 'pending', limit: 3 })) pages.push(page);
+    expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
+    const ids = pages.flat().map((pet) => pet.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(pages.flat().every((pet) => pet.status === 'pending')).toBe(true);
+  });
+});

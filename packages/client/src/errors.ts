@@ -1,0 +1,9 @@
+import type { AppRouter } from '@petstore/core';
+import { TRPCClientError } from '@trpc/client';
+
+/**
+ * Narrows a failed call's error; `error.data.code` then holds the same code a REST client reads
+ * from the Error body (`NOT_FOUND`, `BAD_REQUEST`, …) and `error.data.httpStatus` its status.
+ */
+export const isPetstoreError = (error: unknown): error is TRPCClientError<AppRouter> =>
+  error instanceof TRPCClientError;

@@ -1,0 +1,5 @@
+export { createPetstoreClient, type PetstoreClient, type PetstoreClientOptions } from './create-client.js';
+export { pagesOfPets } from './pages-of-pets.js';
+export type { Pet, PetStatus, NewPet } from '@petstore/core';
+export { TRPCClientError } from '@trpc/client';
+export { isPetstoreError } from './errors.js';
