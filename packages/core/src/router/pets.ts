@@ -1,10 +1,24 @@
 import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
 import { readPetPage } from '../pets/page.js';
 import { ListPetsQuery } from '../schemas/list-pets.js';
 import { GetPetParams, NewPet, Pet, Pets } from '../schemas/pet.js';
+import {
+  DeprecationHeader,
+  LocationHeader,
+  NextPageLinkHeader,
+  SuccessorLinkHeader,
+  SunsetHeader,
+} from '../schemas/response-headers.js';
 import { authedProcedure } from '../trpc.js';
 
 const tags = ['animals'];
+
+/** Responses every operation can give, whatever its input. */
+const everyOperation = {
+  401: 'Missing or invalid API key.',
+  500: 'The server failed; the cause is logged, never sent.',
+};
 
 export const listPets = authedProcedure
   .meta({
@@ -17,7 +31,9 @@ export const listPets = authedProcedure
       description:
         'Animals by ascending id, a page at a time. When more follow, the `Link` header holds the ' +
         'next page (`rel="next"`); the last page has none.',
-      errorResponses: { 400: 'A query parameter is invalid.', 401: 'Missing or invalid API key.' },
+      successDescription: 'The list (paginated).',
+      responseHeaders: z.object({ Link: NextPageLinkHeader.optional() }),
+      errorResponses: { 400: 'A query parameter is invalid.', ...everyOperation },
     },
   })
   .input(ListPetsQuery)
@@ -37,12 +53,15 @@ export const createPet = authedProcedure
       operationId: 'createPet',
       tags,
       summary: 'Add an animal',
-      successDescription: 'Animal added; `Location` holds its address.',
+      description:
+        'Adds an animal and assigns its `id`. `name` is stored trimmed; `status` defaults to `available`.',
+      successDescription: 'Animal added.',
+      responseHeaders: z.object({ Location: LocationHeader }),
       errorResponses: {
         400: 'Body is missing required fields or holds invalid values.',
-        401: 'Missing or invalid API key.',
         413: 'Body larger than 64 KiB.',
-        415: 'Body is not sent as application/json.',
+        415: 'Body not sent as application/json.',
+        ...everyOperation,
       },
     },
   })
@@ -66,10 +85,16 @@ export const getPet = authedProcedure
       description:
         'Deprecated: to be removed on 5 December 2030. Use `GET /pets` with the `status` filter instead.',
       deprecated: true,
+      successDescription: 'The requested animal.',
+      responseHeaders: z.object({
+        Deprecation: DeprecationHeader,
+        Sunset: SunsetHeader,
+        Link: SuccessorLinkHeader,
+      }),
       errorResponses: {
         400: '`petId` is not a positive integer.',
-        401: 'Missing or invalid API key.',
         404: 'The animal could not be found.',
+        ...everyOperation,
       },
     },
   })

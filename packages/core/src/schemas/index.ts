@@ -3,3 +3,4 @@ export * from './error.js';
 export * from './integers.js';
 export * from './list-pets.js';
 export * from './pet.js';
+export * from './response-headers.js';
