@@ -1,9 +1,11 @@
 import type { ApiKeys, Database } from '@petstore/core';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
+import { docsPage } from './docs/docs-page.js';
 import { errorHandler, notFound } from './http/fallbacks.js';
 import { healthRoutes } from './http/health.js';
-import { type DocumentServers, createOpenApiDocument } from './rest/openapi-document.js';
+import { type DocumentServers, createOpenApiDocument } from './openapi/document.js';
+import { serializeDocument } from './openapi/serialize.js';
 import { queryAsLists } from './rest/query-parser.js';
 import { createRestApi } from './rest/rest-api.js';
 import { createTrpcEndpoint } from './trpc/trpc-endpoint.js';
@@ -22,9 +24,10 @@ export const createApp = ({ db, apiKeys, logger, servers }: AppDependencies): Ex
   app.set('etag', false);
   app.set('query parser', queryAsLists);
 
-  const openApiJson = JSON.stringify(createOpenApiDocument(servers));
+  const openApiJson = serializeDocument(createOpenApiDocument(servers));
   app.use('/v1', createRestApi({ db, apiKeys, logger, openApiJson }));
   app.use('/trpc', createTrpcEndpoint({ db, apiKeys, logger }));
+  app.use('/docs', docsPage());
   app.use(healthRoutes(db, logger));
   app.use(notFound);
   app.use(errorHandler(logger));

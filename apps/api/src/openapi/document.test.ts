@@ -1,0 +1,96 @@
+import type { OperationObject, ParameterObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
+import { describe, expect, it } from 'vitest';
+import { createOpenApiDocument } from './document.js';
+
+const document = createOpenApiDocument({ publicBaseUrl: 'https://petstore.example/v1' });
+const operation = (path: string, method: 'get' | 'post') => document.paths?.[path]?.[method] as OperationObject;
+const operations = {
+  listPets: operation('/pets', 'get'),
+  createPet: operation('/pets', 'post'),
+  getPet: operation('/pets/{petId}', 'get'),
+};
+const schema = (name: string) => document.components?.schemas?.[name] as SchemaObject;
+const responses = (op: OperationObject) => op.responses as Record<string, ResponseObject>;
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.1 for interface version 1.0.0', () => {
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document.info.version).toBe('1.0.0');
+  });
+
+  it('lists production, and staging only when it is set', () => {
+    expect(document.servers).toEqual([{ url: 'https://petstore.example/v1', description: 'Production' }]);
+    const both = createOpenApiDocument({ publicBaseUrl: 'https://p.example/v1', stagingBaseUrl: 'https://s.example/v1' });
+    expect(both.servers?.map((server) => server.url)).toEqual(['https://p.example/v1', 'https://s.example/v1']);
+  });
+
+  it('has the three operations, tagged animals, each requiring bearerAuth', () => {
+    expect(Object.entries(operations).map(([name, op]) => [name, op.operationId])).toEqual([
+      ['listPets', 'listPets'],
+      ['createPet', 'createPet'],
+      ['getPet', 'getPet'],
+    ]);
+    for (const op of Object.values(operations)) {
+      expect(op.tags).toEqual(['animals']);
+      expect(op.security).toEqual([{ bearerAuth: [] }]);
+    }
+    expect(document.components?.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.tags).toEqual([{ name: 'animals', description: expect.any(String) }]);
+  });
+
+  it('bounds limit to 1..100 with default 20 and enumerates status', () => {
+    const [limit, status, cursor] = operations.listPets.parameters as ParameterObject[];
+    expect(limit).toMatchObject({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
+    expect(status).toMatchObject({ name: 'status', in: 'query', schema: { $ref: '#/components/schemas/PetStatus' } });
+    expect(cursor).toMatchObject({ name: 'cursor', in: 'query', schema: { type: 'string' } });
+    expect(schema('PetStatus')).toMatchObject({ type: 'string', enum: ['available', 'pending', 'sold'] });
+  });
+
+  it('names NewPet, Pet, PetStatus and Error with the interface required fields and int64 ids', () => {
+    expect(schema('NewPet')).toMatchObject({ required: ['name', 'categoryId'], additionalProperties: false });
+    expect(schema('NewPet').properties?.categoryId).toMatchObject({ type: 'integer', format: 'int64', minimum: 1, maximum: 2 ** 53 - 1 });
+    expect(schema('Pet')).toMatchObject({ required: ['id', 'name', 'categoryId', 'status'] });
+    expect(schema('Pet').properties?.id).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(schema('Error')).toMatchObject({ required: ['code', 'message', 'status'] });
+    expect((operations.createPet.requestBody as { content: Record<string, unknown> }).content['application/json']).toEqual({
+      schema: { $ref: '#/components/schemas/NewPet' },
+    });
+    expect(Object.keys(document.components?.schemas ?? {}).filter((name) => name.startsWith('error.'))).toEqual([]);
+  });
+
+  it('requires the petId path parameter, an int64', () => {
+    expect(operations.getPet.parameters).toEqual([
+      expect.objectContaining({ name: 'petId', in: 'path', required: true, schema: expect.objectContaining({ type: 'integer', format: 'int64' }) }),
+    ]);
+  });
+
+  it.each([
+    ['listPets', ['200', '400', '401', '500']],
+    ['createPet', ['201', '400', '401', '413', '415', '500']],
+    ['getPet', ['200', '400', '401', '404', '500']],
+  ] as const)('documents every status %s answers, errors with the Error body', (name, statuses) => {
+    const documented = responses(operations[name]);
+    expect(Object.keys(documented).sort()).toEqual([...statuses].sort());
+    for (const [status, response] of Object.entries(documented)) {
+      if (Number(status) < 400) continue;
+      expect(response.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Error' });
+    }
+    expect(responses(operations[name])['401']?.headers).toHaveProperty('WWW-Authenticate');
+  });
+
+  it('documents the response headers', () => {
+    expect(responses(operations.createPet)['201']?.headers).toHaveProperty('Location.required', true);
+    const listHeaders = responses(operations.listPets)['200']?.headers ?? {};
+    expect(Object.keys(listHeaders)).toEqual(['Link']);
+    expect(listHeaders).not.toHaveProperty('Link.required', true);
+    const getPet = responses(operations.getPet)['200']?.headers ?? {};
+    expect(Object.keys(getPet)).toEqual(['Deprecation', 'Sunset', 'Link']);
+  });
+
+  it('marks getPet deprecated with its removal date', () => {
+    expect(operations.getPet.deprecated).toBe(true);
+    expect(operations.getPet.description).toContain('5 December 2030');
+    expect(operations.listPets.deprecated).toBeUndefined();
+  });
+});
+
