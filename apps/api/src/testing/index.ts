@@ -1,1 +1,3 @@
+export { ContractViolation, assertMatchesContract, contractFetch } from './contract-fetch.js';
+export { createContractChecker } from './contract.js';
 export { startTestServer, type TestServer } from './test-server.js';

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { ErrorBody } from '@petstore/core';
 import { expect } from 'vitest';
+import { assertMatchesContract, contractFetch } from '../../src/testing/index.js';
 
 export interface CallOptions {
   method?: string;
@@ -12,13 +13,16 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** Calls the server over real HTTP, as any REST client would. */
+/**
+ * Calls the server over real HTTP, as any REST client would. Every REST response is checked
+ * against the OpenAPI document the server serves.
+ */
 export const call = (
   server: { url: string; apiKey: string },
   path: string,
   { method = 'GET', key = server.apiKey, json, body, headers = {} }: CallOptions = {},
 ) =>
-  fetch(`${server.url}${path}`, {
+  contractFetch(`${server.url}${path}`, {
     method,
     headers: {
       ...(key !== null && { Authorization: `Bearer ${key}` }),
@@ -50,7 +54,8 @@ export interface RawResponse {
 /**
  * A request fetch() cannot make: the body sent in chunks exactly as given (chunked transfer
  * encoding unless a Content-Length header is set). A server may answer before the body is
- * finished, so write errors after the answer are expected and ignored.
+ * finished, so write errors after the answer are expected and ignored. The response is checked
+ * against the OpenAPI document like any other.
  */
 export const rawRequest = (
   url: string,
@@ -62,7 +67,16 @@ export const rawRequest = (
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        const header = (name: string) => {
+          const value = res.headers[name.toLowerCase()];
+          return value === undefined ? null : String(value);
+        };
+        assertMatchesContract({ method, url: `${url}${path}`, status: res.statusCode ?? 0, header, text: body }).then(
+          () => {
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+          },
+          reject,
+        );
       });
     });
     req.on('error', (error: NodeJS.ErrnoException) => {

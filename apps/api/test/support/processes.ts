@@ -6,13 +6,12 @@ import type { Readable } from 'node:stream';
 export const API_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 
+export const spawnCommand = (command: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawn(command, args, { cwd: API_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+
 /** Runs one of the service's TypeScript entry points the way `pnpm dev` and `pnpm keys` do. */
 export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv) =>
-  spawn(process.execPath, ['--import', 'tsx', '--conditions=petstore-source', entry, ...args], {
-    cwd: API_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  spawnCommand(process.execPath, ['--import', 'tsx', '--conditions=petstore-source', entry, ...args], env);
 
 export interface Finished {
   code: number | null;

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { createOpenApiDocument } from '../openapi/document.js';
+import { type Exchange, createContractChecker } from './contract.js';
+
+// The checker must fail when code and document disagree; these exchanges are built to disagree.
+const check = createContractChecker(createOpenApiDocument({ publicBaseUrl: 'http://localhost:3000/v1' }));
+
+const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+const exchange = (overrides: Partial<Exchange> & { path: string }): Exchange => {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  return {
+    method: 'GET',
+    status: 200,
+    body: [pet],
+    header: (name) => headers[name.toLowerCase()] ?? null,
+    ...overrides,
+    url: new URL(`http://localhost:3000${overrides.path}`),
+  };
+};
+const withHeaders = (headers: Record<string, string>) => (name: string) =>
+  ({ 'content-type': 'application/json', ...headers })[name.toLowerCase()] ?? null;
+
+describe('the contract checker', () => {
+  it('passes what the document promises', () => {
+    expect(check(exchange({ path: '/v1/pets' }))).toEqual([]);
+    expect(
+      check(exchange({ path: '/v1/pets', method: 'POST', status: 201, body: pet, header: withHeaders({ location: '/v1/pets/1' }) })),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['an undocumented status', exchange({ path: '/v1/pets', status: 404 }), /status not documented/],
+    ['a body off its schema', exchange({ path: '/v1/pets', body: [{ ...pet, extra: 1 }] }), /body data\/0 must NOT have additional properties/],
+    ['an id beyond 2^53', exchange({ path: '/v1/pets', body: [{ ...pet, id: 2 ** 53 }] }), /body/],
+    ['a missing required header', exchange({ path: '/v1/pets', method: 'POST', status: 201, body: pet }), /header Location missing/],
+    ['getPet without its deprecation headers', exchange({ path: '/v1/pets/1', body: pet }), /header Deprecation missing/],
+    ['an Error body off its schema', exchange({ path: '/v1/pets', status: 400, body: { code: 'BAD_REQUEST' } }), /required property 'message'/],
+    ['a success on an unknown path', exchange({ path: '/v1/unknown' }), /undocumented operation/],
+    ['an unknown path without the Error body', exchange({ path: '/v1/unknown', status: 404, body: { error: 'x' } }), /body/],
+    ['a body that is not JSON', exchange({ path: '/v1/pets', header: withHeaders({ 'content-type': 'text/html' }) }), /Content-Type/],
+  ])('reports %s', (_, seen, problem) => {
+    expect(check(seen).join('\n')).toMatch(problem);
+  });
+
+  it('leaves paths outside the document alone', () => {
+    expect(check(exchange({ path: '/trpc/listPets', status: 418, body: 'anything' }))).toEqual([]);
+  });
+});

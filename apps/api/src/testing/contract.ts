@@ -1,0 +1,84 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { HeaderObject, OpenAPIObject, OperationObject, ResponseObject } from 'openapi3-ts/oas31';
+
+/** One request and its response, as a test saw them. */
+export interface Exchange {
+  method: string;
+  url: URL;
+  status: number;
+  header(name: string): string | null;
+  /** The parsed JSON body, or undefined when there is none (HEAD). */
+  body: unknown;
+}
+
+const pointer = (...segments: string[]) =>
+  segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+
+const templateToRegExp = (template: string) =>
+  new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+
+/**
+ * Checks exchanges against an OpenAPI document: the status must be one the operation documents,
+ * the body must match its schema, and its headers must be there and match theirs. A path or method
+ * the document does not know must still answer with the Error body.
+ */
+export const createContractChecker = (document: OpenAPIObject) => {
+  // The whole document is registered once; schemas are compiled from JSON pointers into it, so
+  // every `#/components/...` reference resolves. OpenAPI's own keywords are not JSON Schema, hence
+  // strict mode off.
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
+  ajv.addSchema({ ...document, $id: 'openapi.json' });
+  const validatorAt = (...segments: string[]) => {
+    const validator = ajv.getSchema(`openapi.json#/${pointer(...segments)}`);
+    if (!validator) throw new Error(`no schema at ${segments.join(' ')}`);
+    return validator;
+  };
+
+  const basePath = new URL(document.servers?.[0]?.url ?? 'http://x/').pathname.replace(/\/$/, '');
+  const operations = Object.entries(document.paths ?? {}).map(([template, item]) => ({
+    template,
+    matches: templateToRegExp(template),
+    item: item as Record<string, OperationObject | undefined>,
+  }));
+
+  return (exchange: Exchange): string[] => {
+    const path = exchange.url.pathname;
+    if (!path.startsWith(`${basePath}/`) || path === `${basePath}/openapi.json`) return [];
+    const method = exchange.method === 'HEAD' ? 'get' : exchange.method.toLowerCase();
+    const label = `${exchange.method} ${path} → ${exchange.status}`;
+    const problems: string[] = [];
+    const check = (validate: ReturnType<typeof validatorAt>, value: unknown, what: string) => {
+      if (!validate(value)) problems.push(`${label}: ${what} ${ajv.errorsText(validate.errors)}`);
+    };
+
+    const contentType = exchange.header('content-type') ?? '';
+    if (!/^application\/json(;|$)/.test(contentType)) problems.push(`${label}: Content-Type is "${contentType}"`);
+
+    const found = operations.find((operation) => operation.matches.test(path.slice(basePath.length)));
+    const operation = found?.item[method];
+    if (!found || !operation) {
+      if (exchange.status < 400) problems.push(`${label}: succeeded on an undocumented operation`);
+      else if (exchange.body !== undefined) check(validatorAt('components', 'schemas', 'Error'), exchange.body, 'body');
+      return problems;
+    }
+
+    const response = operation.responses?.[String(exchange.status)] as ResponseObject | undefined;
+    if (!response) return [...problems, `${label}: status not documented`];
+    const at = ['paths', found.template, method, 'responses', String(exchange.status)];
+    if (exchange.body !== undefined) {
+      if (!response.content?.['application/json']) problems.push(`${label}: a body where none is documented`);
+      else check(validatorAt(...at, 'content', 'application/json', 'schema'), exchange.body, 'body');
+    }
+    for (const [name, header] of Object.entries((response.headers ?? {}) as Record<string, HeaderObject>)) {
+      const value = exchange.header(name);
+      if (value === null) {
+        if (header.required) problems.push(`${label}: required header ${name} missing`);
+      } else if (header.schema) {
+        check(validatorAt(...at, 'headers', name, 'schema'), value, `header ${name}`);
+      }
+    }
+    return problems;
+  };
+};
+export type ContractChecker = ReturnType<typeof createContractChecker>;
