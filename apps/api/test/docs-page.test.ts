@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { launchChromium } from './support/chromium.js';
+import { call } from './support/http.js';
+import { REPO_ROOT } from './support/processes.js';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+const requested: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await call(server, '/v1/pets', { method: 'POST', json: { name: 'Biscuit', categoryId: 2 } });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  page.on('request', (request) => requested.push(request.url()));
+  await page.goto(`${server.url}/docs`);
+  await page.locator('.opblock').first().waitFor();
+}, 60_000);
+
+afterAll(async () => {
+  await browser.close();
+  await server.dispose();
+});
+
+describe('the docs page in a browser', () => {
+  it('renders the three operations of the animals tag', async () => {
+    for (const operationId of ['listPets', 'createPet', 'getPet']) {
+      await expect(page.locator(`#operations-animals-${operationId}`).count()).resolves.toBe(1);
+    }
+    await expect(page.locator('#operations-animals-getPet.opblock-deprecated').count()).resolves.toBe(1);
+    await page.screenshot({ path: join(REPO_ROOT, 'docs', 'docs-page.png') });
+  });
+
+  it('lists the animals through "Try it out" once a key is entered', async () => {
+    await page.locator('button.authorize').first().click();
+    await page.locator('.modal-ux input[type=text]').fill(server.apiKey);
+    await page.locator('.modal-ux button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').click();
+
+    await page.locator('#operations-animals-listPets .opblock-summary').click();
+    await page.locator('#operations-animals-listPets button.try-out__btn').click();
+    await page.locator('#operations-animals-listPets button.execute').click();
+
+    const live = page.locator('#operations-animals-listPets .live-responses-table');
+    const row = live.locator('tr.response');
+    await row.waitFor();
+    await expect(row.locator('.response-col_status').innerText()).resolves.toContain('200');
+    await expect(row.locator('.response-col_description').innerText()).resolves.toContain('Biscuit');
+  });
+
+  it('loads everything from this server: no CDN, no outside request', () => {
+    expect(requested.length).toBeGreaterThan(3);
+    expect(requested.filter((url) => !url.startsWith(server.url))).toEqual([]);
+  });
+});
