@@ -1,4 +1,4 @@
-import { type TestServer, startTestServer } from '@petstore/api/testing';
+import { type TestServer, contractFetch, startTestServer } from '@petstore/api/testing';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { type Pet, createPetstoreClient, isPetstoreError, pagesOfPets } from './index.js';
 
@@ -37,7 +37,7 @@ describe('the typed client', () => {
 
   it('sees what REST sees', async () => {
     const rex = await client().createPet.mutate({ name: 'Shared', categoryId: 2, status: 'sold' });
-    const rest = await fetch(`${server.url}/v1/pets/${rex.id}`, { headers: { Authorization: `Bearer ${server.apiKey}` } });
+    const rest = await contractFetch(`${server.url}/v1/pets/${rex.id}`, { headers: { Authorization: `Bearer ${server.apiKey}` } });
     expect(await rest.json()).toEqual(rex);
   });
 

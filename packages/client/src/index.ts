@@ -3,3 +3,10 @@ export { pagesOfPets } from './pages-of-pets.js';
 export type { Pet, PetStatus, NewPet } from '@petstore/core';
 export { TRPCClientError } from '@trpc/client';
 export { isPetstoreError } from './errors.js';
+export {
+  createPetstoreRestClient,
+  type PetstoreRestClient,
+  type PetstoreRestClientOptions,
+  type RestPaths,
+  type RestSchemas,
+} from './rest/create-rest-client.js';
