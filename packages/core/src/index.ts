@@ -8,5 +8,4 @@ export {
   type Deprecation,
   type ProcedureMeta,
   type ResponseNotes,
-  type Transport,
 } from './trpc.js';

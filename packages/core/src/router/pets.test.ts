@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../db/database.js';
 import { openSqliteDatabase } from '../db/sqlite/open-sqlite-database.js';
 import { decodeCursor } from '../schemas/cursor.js';
+import { toErrorBody } from '../schemas/error.js';
 import { type Context, createCallerFactory } from '../trpc.js';
 import { appRouter } from './index.js';
 
@@ -13,7 +14,7 @@ describe('pet procedures', () => {
   let ctx: Context;
   beforeEach(() => {
     db = openSqliteDatabase(':memory:');
-    ctx = { db, principal: { keyId: 1, name: 'test' }, transport: 'trpc', response: {} };
+    ctx = { db, principal: { keyId: 1, name: 'test' }, response: {} };
   });
   afterEach(() => db.close());
 
@@ -32,8 +33,11 @@ describe('pet procedures', () => {
 
   it('explains an invalid input in one readable message', async () => {
     const error = await errorOf(createCaller(ctx).createPet({ name: '', categoryId: 0 }));
-    expect(error.code).toBe('BAD_REQUEST');
-    expect(error.message).toBe('name: must not be empty; categoryId: Too small: expected number to be >=1');
+    expect(toErrorBody(error)).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'name: must not be empty; categoryId: Too small: expected number to be >=1',
+      status: 400,
+    });
   });
 
   it('creates, fetches and reports a missing animal', async () => {

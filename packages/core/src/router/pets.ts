@@ -10,7 +10,7 @@ import {
   SuccessorLinkHeader,
   SunsetHeader,
 } from '../schemas/response-headers.js';
-import { authedProcedure } from '../trpc.js';
+import { authedProcedure, resultOf } from '../trpc.js';
 
 const tags = ['animals'];
 
@@ -37,7 +37,7 @@ export const listPets = authedProcedure
     },
   })
   .input(ListPetsQuery)
-  .output(Pets)
+  .output(resultOf(Pets))
   .query(async ({ ctx, input }) => {
     const page = await readPetPage(ctx.db.pets, input);
     if (page.next) ctx.response.nextPage = page.next;
@@ -66,7 +66,7 @@ export const createPet = authedProcedure
     },
   })
   .input(NewPet)
-  .output(Pet)
+  .output(resultOf(Pet))
   .mutation(({ ctx, input }) => ctx.db.pets.insert(input));
 
 export const getPet = authedProcedure
@@ -99,7 +99,7 @@ export const getPet = authedProcedure
     },
   })
   .input(GetPetParams)
-  .output(Pet)
+  .output(resultOf(Pet))
   .query(async ({ ctx, input }) => {
     const pet = await ctx.db.pets.findById(input.petId);
     if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No animal has id ${input.petId}.` });

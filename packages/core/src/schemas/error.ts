@@ -19,10 +19,33 @@ export const ErrorBody = z
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 const INTERNAL_ERROR_MESSAGE = 'The server could not handle the request.';
+const MAX_REPORTED_ISSUES = 5;
+const MAX_ISSUE_LENGTH = 200;
 
-/** The Error body for any error. A crash's own message may hold internals, so it is never shown. */
+/** zod's issues as one sentence a person can act on, e.g. `limit: Too big: expected number to be <=100`. */
+const describeIssues = (error: z.ZodError): string => {
+  const described = error.issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
+    const text = issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+    return text.length > MAX_ISSUE_LENGTH ? `${text.slice(0, MAX_ISSUE_LENGTH)}…` : text;
+  });
+  const more = error.issues.length - described.length;
+  return described.join('; ') + (more > 0 ? `; and ${more} more` : '');
+};
+
+const messageOf = (error: TRPCError): string => {
+  if (error.code === 'INTERNAL_SERVER_ERROR') return INTERNAL_ERROR_MESSAGE;
+  // tRPC turns a failed input validation into BAD_REQUEST with zod's error as the cause.
+  if (error.cause instanceof z.ZodError) return describeIssues(error.cause);
+  return error.message;
+};
+
+/**
+ * The Error body for any error, on either transport. Invalid input reads as one sentence rather
+ * than zod's issues serialised as JSON; a crash's own message may hold internals, so it is never
+ * shown.
+ */
 export const toErrorBody = (error: TRPCError): ErrorBody => ({
   code: error.code,
-  message: error.code === 'INTERNAL_SERVER_ERROR' ? INTERNAL_ERROR_MESSAGE : error.message,
+  message: messageOf(error),
   status: getHTTPStatusCodeFromError(error),
 });

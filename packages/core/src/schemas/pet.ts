@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_SAFE_ID, integerParam, jsonInteger } from './integers.js';
+import { MAX_SAFE_ID, integerParam } from './integers.js';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
@@ -34,9 +34,7 @@ const positiveId = (description: string) =>
 
 export const PetId = positiveId('Unique identifier, assigned by the service on creation.');
 
-const CategoryId = jsonInteger(
-  positiveId('Identifier of the category the animal belongs to.'),
-);
+const CategoryId = positiveId('Identifier of the category the animal belongs to.');
 
 export const NewPet = z
   .strictObject({
@@ -47,8 +45,17 @@ export const NewPet = z
   .meta({ id: 'NewPet', description: 'An animal to add; `status` defaults to `available`.' });
 export type NewPet = z.output<typeof NewPet>;
 
+/**
+ * What the store returns. tRPC checks every result against this schema, so it only checks
+ * shapes: the rules for names and ids were applied when the animal was stored.
+ */
 export const Pet = z
-  .strictObject({ id: PetId, ...NewPet.shape })
+  .strictObject({
+    id: PetId,
+    name: z.string().meta({ description: "The animal's name.", minLength: 1, maxLength: PET_NAME_MAX_CODE_POINTS }),
+    categoryId: CategoryId,
+    status: PetStatus,
+  })
   .meta({ id: 'Pet', description: 'An animal as the store returns it.' });
 export type Pet = z.output<typeof Pet>;
 

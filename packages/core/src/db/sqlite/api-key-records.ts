@@ -3,13 +3,20 @@ import type { ApiKeyRecords } from '../database.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
 import { apiKeys } from './schema.js';
 
+/** The queries behind API keys; `sqlite-query-plans.test.ts` checks each uses an index. */
+export const apiKeyQueries = (db: SqliteDrizzle) => ({
+  findByPublicId: db.select().from(apiKeys).where(eq(apiKeys.publicId, sql.placeholder('publicId'))),
+  revoke: (id: number, at: Date) =>
+    db
+      .update(apiKeys)
+      .set({ revokedAt: at })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))),
+});
+
 export const createSqliteApiKeyRecords = (db: SqliteDrizzle): ApiKeyRecords => {
+  const queries = apiKeyQueries(db);
   // Looked up on every authenticated request, so prepared once.
-  const findByPublicId = db
-    .select()
-    .from(apiKeys)
-    .where(eq(apiKeys.publicId, sql.placeholder('publicId')))
-    .prepare();
+  const findByPublicId = queries.findByPublicId.prepare();
 
   return {
     insert: async (key) => {
@@ -19,13 +26,6 @@ export const createSqliteApiKeyRecords = (db: SqliteDrizzle): ApiKeyRecords => {
     },
     findByPublicId: async (publicId) => findByPublicId.get({ publicId }),
     list: async () => db.select().from(apiKeys).orderBy(asc(apiKeys.id)).all(),
-    revoke: async (id, at) => {
-      const revoked = db
-        .update(apiKeys)
-        .set({ revokedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-        .run();
-      return revoked.changes > 0;
-    },
+    revoke: async (id, at) => queries.revoke(id, at).run().changes > 0,
   };
 };
