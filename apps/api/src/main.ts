@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { ConfigError, readConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
@@ -21,7 +22,8 @@ const main = async () => {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, logger);
-  if (server.firstApiKey) process.stdout.write(firstKeyBanner(server.firstApiKey, server.url));
+  // Written synchronously so it is on the terminal before the log line that follows it.
+  if (server.firstApiKey) writeSync(1, firstKeyBanner(server.firstApiKey, server.url));
   logger.info({ url: server.url, port: server.port, database: config.databaseFile }, 'Petstore is listening');
 
   const shutDown = (signal: NodeJS.Signals) => {
@@ -29,6 +31,7 @@ const main = async () => {
     server.close().then(
       () => {
         logger.info('stopped');
+        logger.flush();
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');

@@ -1,5 +1,5 @@
 import type { ApiKeyPrincipal, ApiKeys } from '@petstore/core';
-import type { RequestHandler } from 'express';
+import type { Response } from 'express';
 import { sendError } from '../http/send-error.js';
 
 /** The RFC 6750 challenge every 401 carries. */
@@ -20,29 +20,12 @@ export const authenticate = async (
   return token === undefined ? null : apiKeys.authenticate(token);
 };
 
-export interface AuthenticatedLocals {
-  principal: ApiKeyPrincipal;
-}
-
-/**
- * Checks the key before anything else about the request, so a caller without a valid key learns
- * nothing else, not even which paths exist.
- */
-export const requireApiKey =
-  (apiKeys: ApiKeys): RequestHandler<never, unknown, unknown, never, Partial<AuthenticatedLocals>> =>
-  async (req, res, next) => {
-    const principal = await authenticate(apiKeys, req.headers.authorization);
-    if (principal) {
-      res.locals.principal = principal;
-      next();
-      return;
-    }
-    res.setHeader('WWW-Authenticate', BEARER_CHALLENGE);
-    sendError(
-      res,
-      'UNAUTHORIZED',
-      req.headers.authorization === undefined
-        ? 'Missing API key: send "Authorization: Bearer <API_KEY>".'
-        : 'Invalid API key.',
-    );
-  };
+/** 401 with the challenge, saying whether the key was missing or wrong, never why it was wrong. */
+export const refuseKey = (res: Response, authorization: string | undefined): void => {
+  res.setHeader('WWW-Authenticate', BEARER_CHALLENGE);
+  sendError(
+    res,
+    'UNAUTHORIZED',
+    authorization === undefined ? 'Missing API key: send "Authorization: Bearer <API_KEY>".' : 'Invalid API key.',
+  );
+};

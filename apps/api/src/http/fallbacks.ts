@@ -1,6 +1,7 @@
+import { TRPCError } from '@trpc/server';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { sendError } from './send-error.js';
+import { sendError, sendErrorFor } from './send-error.js';
 
 const MAX_ECHOED_PATH = 200;
 
@@ -42,14 +43,18 @@ const BODY_ERRORS: Record<string, [code: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE' | '
 };
 
 /**
- * The last handler: body-parser failures become their 4xx Error body; anything else is a crash,
- * logged in full and answered with a 500 that says nothing of its cause.
+ * The last handler: our own 4xx errors and body-parser's failures become their Error body;
+ * anything else is a crash, logged in full and answered with a 500 that says nothing of its cause.
  */
 export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
+      return;
+    }
+    if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') {
+      sendErrorFor(res, error);
       return;
     }
     const known = BODY_ERRORS[(error as BodyParserError).type ?? ''];

@@ -1,4 +1,4 @@
-import { ErrorBody, type ProcedureMeta, appRouter } from '@petstore/core';
+import { ErrorBody, Pet, Pets, type ProcedureMeta, appRouter } from '@petstore/core';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { restOperations } from '../rest/operations.js';
@@ -25,7 +25,8 @@ export const createOpenApiDocument = (servers: DocumentServers): OpenAPIObject =
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key, as a bearer token.' },
       },
-      defs: { Error: ErrorBody },
+      // Results are described by reference (see `resultOf`); these are the components they name.
+      defs: { Pet, Pets, Error: ErrorBody },
     }),
     { operations: restOperations(appRouter), servers, tags: TAGS },
   );

@@ -1,4 +1,4 @@
-import { type AppRouter, type ProcedureMeta, appRouter } from '@petstore/core';
+import { type AppRouter, type Context, type ProcedureMeta, appRouter } from '@petstore/core';
 import type { OpenApiMethod } from 'trpc-to-openapi';
 
 /** A procedure as the REST interface serves it, read once from its `openapi` meta. */
@@ -10,6 +10,8 @@ export interface RestOperation {
   meta: ProcedureMeta;
   /** The component name of the request body's schema (`NewPet`), from its zod meta. */
   bodySchemaName?: string | undefined;
+  /** Runs the procedure (its middlewares, input validation and resolver) for one request. */
+  call(ctx: Context, input: unknown): Promise<unknown>;
 }
 
 export const METHODS_WITH_BODY: ReadonlySet<OpenApiMethod> = new Set(['POST', 'PUT', 'PATCH']);
@@ -20,13 +22,15 @@ const schemaId = (schema: unknown): string | undefined => {
 };
 
 export const restOperations = (router: AppRouter = appRouter): RestOperation[] =>
-  Object.entries(router._def.procedures).flatMap(([procedure, { _def }]) => {
+  Object.entries(router._def.procedures).flatMap(([name, procedure]) => {
+    const { _def } = procedure;
     const meta = _def.meta as ProcedureMeta | undefined;
     if (!meta?.openapi) return [];
     const { method, path } = meta.openapi;
     const bodySchemaName = METHODS_WITH_BODY.has(method) ? schemaId(_def.inputs[0]) : undefined;
-    return [{ procedure, method, path, meta, bodySchemaName }];
+    // The procedure is found once, here, and called the way tRPC's own adapters call it. A caller
+    // from `createCaller` per request would build a proxy and look the path up every time.
+    const call = (ctx: Context, input: unknown) =>
+      procedure({ ctx, getRawInput: () => Promise.resolve(input), path: name, type: _def.type, signal: undefined, batchIndex: 0 });
+    return [{ procedure: name, method, path, meta, bodySchemaName, call }];
   });
-
-/** `/pets/{petId}` → `/pets/:petId`. */
-export const toExpressPath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');

@@ -24,30 +24,38 @@ const deprecationHeaders = (operation: RestOperation, operations: RestOperation[
   };
 };
 
+export interface SuccessResponse {
+  status: number;
+  headers: HeaderMap;
+}
+
 /**
- * Builds, per operation, the function that turns a successful result into its status and
- * headers. Everything that does not depend on the result is worked out here, once.
+ * The function that gives a successful call of `operation` its status and headers. Whatever does
+ * not depend on the result (the status, the content type, deprecation headers) is worked out here,
+ * once; a call only adds its `Location` or its next-page `Link`.
  */
-export const successResponses = (operations: RestOperation[]) => {
-  const byProcedure = new Map(
-    operations.map((operation) => {
-      const status = operation.meta.successStatus ?? 200;
-      const fixed = deprecationHeaders(operation, operations);
-      const respond = (ctx: Context | undefined, data: unknown): { status: number; headers: HeaderMap } => {
-        const links = [fixed?.link];
-        const next = ctx?.response.nextPage;
-        if (next) links.push(nextPageLink(operation, next));
-        const link = links.filter(Boolean).join(', ');
-        const headers: HeaderMap = {
-          ...(fixed && { Deprecation: fixed.deprecation, Sunset: fixed.sunset }),
-          ...(link && { Link: link }),
-          // A created resource lives under the collection it was posted to.
-          ...(status === 201 && { Location: `${REST_PREFIX}${operation.path}/${(data as { id: number }).id}` }),
-        };
-        return { status, headers };
-      };
-      return [operation.procedure, respond] as const;
-    }),
-  );
-  return (procedure: string | undefined) => (procedure === undefined ? undefined : byProcedure.get(procedure));
+export const successResponder = (operation: RestOperation, operations: RestOperation[]) => {
+  const status = operation.meta.successStatus ?? 200;
+  const fixed = deprecationHeaders(operation, operations);
+  const unchanging: SuccessResponse = {
+    status,
+    headers: {
+      'Content-Type': 'application/json',
+      ...(fixed && { Deprecation: fixed.deprecation, Sunset: fixed.sunset, Link: fixed.link }),
+    },
+  };
+  return (ctx: Context, data: unknown): SuccessResponse => {
+    const next = ctx.response.nextPage;
+    if (next) {
+      const link = nextPageLink(operation, next);
+      const links = unchanging.headers.Link ? `${unchanging.headers.Link}, ${link}` : link;
+      return { status, headers: { ...unchanging.headers, Link: links } };
+    }
+    if (status === 201) {
+      // A created resource lives under the collection it was posted to.
+      const location = `${REST_PREFIX}${operation.path}/${(data as { id: number }).id}`;
+      return { status, headers: { ...unchanging.headers, Location: location } };
+    }
+    return unchanging;
+  };
 };

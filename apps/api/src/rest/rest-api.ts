@@ -1,12 +1,16 @@
 import { type ApiKeys, type Context, type Database, appRouter } from '@petstore/core';
-import express, { type RequestHandler, type Router } from 'express';
+import { TRPCError } from '@trpc/server';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { type AuthenticatedLocals, BEARER_CHALLENGE, requireApiKey } from '../auth/bearer.js';
-import { methodNotAllowed, notFound } from '../http/fallbacks.js';
-import { BODY_LIMIT_BYTES, jsonBody } from '../http/json-body.js';
-import { METHODS_WITH_BODY, type RestOperation, restOperations, toExpressPath } from './operations.js';
-import { successResponses } from './response-headers.js';
+import { authenticate, refuseKey } from '../auth/bearer.js';
+import { readJsonBody } from '../http/json-body.js';
+import { sendError, sendErrorFor } from '../http/send-error.js';
+import { METHODS_WITH_BODY, type RestOperation, restOperations } from './operations.js';
+import { queryInput } from './query-input.js';
+import { REST_PREFIX, successResponder } from './response-headers.js';
+import { compileRoutes, matchRoute } from './routes.js';
+
+const DOCUMENT_PATH = `${REST_PREFIX}/openapi.json`;
 
 export interface RestApiDependencies {
   db: Database;
@@ -16,71 +20,82 @@ export interface RestApiDependencies {
   openApiJson: string;
 }
 
-const groupByPath = (operations: RestOperation[]) => {
-  const byPath = new Map<string, RestOperation[]>();
-  for (const operation of operations) {
-    byPath.set(operation.path, [...(byPath.get(operation.path) ?? []), operation]);
-  }
-  return byPath;
-};
-
 /**
- * The REST interface under `/v1`: the procedures served by the OpenAPI adapter, behind the
- * transport work the adapter leaves to us. Order matters: the key is checked first, then the path
- * and method, then the body, and only then does the adapter run the procedure.
+ * The REST interface under `/v1`, served from the procedures' OpenAPI meta: the same meta
+ * trpc-to-openapi turns into the document. Everything that does not depend on the request (routes,
+ * allowed methods, fixed headers) is worked out once, here; a request pays for its key check, its
+ * input, its procedure and its JSON. The order of checks is the contract's: the key first, then the
+ * path and method, then the body.
  */
-export const createRestApi = ({ db, apiKeys, logger, openApiJson }: RestApiDependencies): Router => {
+export const createRestApi = ({ db, apiKeys, logger, openApiJson }: RestApiDependencies): RequestHandler => {
   const operations = restOperations(appRouter);
-  const successFor = successResponses(operations);
+  const routes = compileRoutes(operations);
+  const responders = new Map(operations.map((operation) => [operation, successResponder(operation, operations)]));
 
-  const handle = createOpenApiNodeHttpHandler({
-    router: appRouter,
-    maxBodySize: BODY_LIMIT_BYTES,
-    createContext: ({ res }): Context => ({
-      db,
-      principal: (res as express.Response<unknown, Partial<AuthenticatedLocals>>).locals.principal ?? null,
-      transport: 'rest',
-      response: {},
-    }),
-    // The adapter fills `paths` but leaves `info.calls` empty, so the deprecated field it is.
-    // eslint-disable-next-line @typescript-eslint/no-deprecated
-    responseMeta: ({ ctx, paths, data, errors }) => {
-      if (errors.length > 0) {
-        return errors.some((error) => error.code === 'UNAUTHORIZED')
-          ? { headers: { 'WWW-Authenticate': BEARER_CHALLENGE } }
-          : {};
-      }
-      return successFor(paths?.[0])?.(ctx, data[0]) ?? {};
-    },
-    onError: ({ error, path }) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error, procedure: path }, 'procedure failed');
-    },
-  });
-
-  const serve: RequestHandler = (req, res, next) => {
-    // HEAD is GET without the body; Node drops the body because the request said HEAD.
-    if (req.method === 'HEAD') req.method = 'GET';
-    handle(req, res, next).catch(next);
+  const run = async (operation: RestOperation, ctx: Context, input: unknown, res: Response) => {
+    try {
+      const data = await operation.call(ctx, input);
+      const respond = responders.get(operation);
+      if (!respond) throw new Error(`no responder for ${operation.procedure}`);
+      const { status, headers } = respond(ctx, data);
+      res.writeHead(status, headers).end(JSON.stringify(data));
+    } catch (error) {
+      if (!(error instanceof TRPCError)) throw error;
+      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error.cause ?? error, procedure: operation.procedure }, 'procedure failed');
+      sendErrorFor(res, error);
+    }
   };
 
-  const v1 = express.Router();
-  v1.route('/openapi.json')
-    .get((_req, res) => {
-      res.type('application/json').send(openApiJson);
-    })
-    .all(methodNotAllowed(['GET']));
-
-  v1.use(requireApiKey(apiKeys));
-
-  for (const [path, onPath] of groupByPath(operations)) {
-    const route = v1.route(toExpressPath(path));
-    for (const { method } of onPath) {
-      const handlers = METHODS_WITH_BODY.has(method) ? [...jsonBody, serve] : [serve];
-      route[method.toLowerCase() as Lowercase<typeof method>](...handlers);
+  return async (req, res, next) => {
+    const url = req.url;
+    if (!url.startsWith(`${REST_PREFIX}/`) && url !== REST_PREFIX && !url.startsWith(`${REST_PREFIX}?`)) {
+      next();
+      return;
     }
-    route.all(methodNotAllowed(onPath.map(({ method }) => method)));
-  }
+    const queryStart = url.indexOf('?');
+    const path = queryStart === -1 ? url : url.slice(0, queryStart);
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
 
-  v1.use(notFound);
-  return v1;
+    if (path === DOCUMENT_PATH) {
+      if (method !== 'GET') {
+        res.setHeader('Allow', 'GET, HEAD');
+        sendError(res, 'METHOD_NOT_SUPPORTED', `${req.method} is not supported on ${path}; use GET, HEAD.`);
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(openApiJson);
+      return;
+    }
+
+    const principal = await authenticate(apiKeys, req.headers.authorization);
+    if (!principal) {
+      refuseKey(res, req.headers.authorization);
+      return;
+    }
+
+    const match = matchRoute(routes, path.slice(REST_PREFIX.length));
+    const operation = match?.route.byMethod.get(method);
+    if (!match || !operation) {
+      if (match) {
+        res.setHeader('Allow', match.route.allow);
+        sendError(res, 'METHOD_NOT_SUPPORTED', `${req.method} is not supported on ${path}; use ${match.route.allow}.`);
+      } else {
+        sendError(res, 'NOT_FOUND', `There is nothing at ${req.method} ${path.slice(0, 200)}.`);
+      }
+      return;
+    }
+    if (!match.params) {
+      sendError(res, 'BAD_REQUEST', 'A path parameter is not valid percent-encoding.');
+      return;
+    }
+
+    const ctx: Context = { db, principal, response: {} };
+    if (!METHODS_WITH_BODY.has(operation.method)) {
+      const input = queryInput(queryStart === -1 ? '' : url.slice(queryStart + 1), match.params);
+      await run(operation, ctx, input, res);
+      return;
+    }
+    const body = await readJsonBody(req, res);
+    if (body.ok) await run(operation, ctx, { ...body.value, ...match.params }, res);
+    else next(body.error);
+  };
 };

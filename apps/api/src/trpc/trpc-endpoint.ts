@@ -23,7 +23,6 @@ export const createTrpcEndpoint = ({ db, apiKeys, logger }: TrpcEndpointDependen
     createContext: async ({ req }): Promise<Context> => ({
       db,
       principal: await authenticate(apiKeys, req.headers.authorization),
-      transport: 'trpc',
       response: {},
     }),
     responseMeta: ({ ctx, info, errors }) => {

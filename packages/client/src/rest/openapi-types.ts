@@ -57,8 +57,6 @@ export interface components {
          * @enum {string}
          */
         PetStatus: "available" | "pending" | "sold";
-        /** @description A page of animals, by ascending id. */
-        Pets: components["schemas"]["Pet"][];
         /** @description An animal as the store returns it. */
         Pet: {
             /**
@@ -73,9 +71,10 @@ export interface components {
              * @description Identifier of the category the animal belongs to.
              */
             categoryId: number;
-            /** @default available */
             status: components["schemas"]["PetStatus"];
         };
+        /** @description A page of animals, by ascending id. */
+        Pets: components["schemas"]["Pet"][];
         /** @description The body of every error response. */
         Error: {
             /**
