@@ -1,0 +1,128 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { barChart } from './chart.js';
+import { type LoadResult, load, median } from './load.js';
+import { BATCH_SIZE, type Scenario, scenarios } from './scenarios.js';
+import { copyDatabase, seedDatabase } from './seed.js';
+import { type TargetKind, type TargetProcess, startTarget } from './target-process.js';
+import { type Samples, verdicts } from './verdicts.js';
+
+const SEEDED = 10_000;
+const settings = {
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 20),
+  seconds: Number(process.env.BENCH_SECONDS ?? 4),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 7),
+};
+const RESULTS = fileURLToPath(new URL('../results', import.meta.url));
+
+interface Target {
+  name: string;
+  process: TargetProcess;
+  request: (scenario: Scenario) => Scenario['rest'];
+  /** Operations per HTTP request: 1, or the batch size. */
+  callsPerRequest: number;
+}
+
+export interface Row {
+  scenario: string;
+  target: string;
+  'calls/s': number;
+  'CPU µs/call': number;
+  'p50 ms': number;
+  'p99 ms': number;
+  '× baseline': number;
+  failures: number;
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
+try {
+  const template = join(folder, 'template.db');
+  const { apiKey } = await seedDatabase(template, SEEDED);
+  const started = async (kind: TargetKind) => {
+    const file = join(folder, `${kind}.db`);
+    copyDatabase(template, file);
+    return startTarget(kind, { PETSTORE_DB: file });
+  };
+  const service = await started('service');
+  const peer = await started('express-peer');
+  const bare = await started('bare-node');
+  const targets: Target[] = [
+    { name: 'REST /v1', process: service, request: (scenario) => scenario.rest, callsPerRequest: 1 },
+    { name: 'tRPC /trpc', process: service, request: (scenario) => scenario.trpc, callsPerRequest: 1 },
+    { name: `tRPC batch of ${BATCH_SIZE}`, process: service, request: (scenario) => scenario.trpcBatched, callsPerRequest: BATCH_SIZE },
+    { name: 'Express + zod peer', process: peer, request: (scenario) => scenario.rest, callsPerRequest: 1 },
+    { name: 'node:http baseline', process: bare, request: (scenario) => scenario.rest, callsPerRequest: 1 },
+  ];
+  const run = (target: Target, scenario: Scenario, seconds: number) =>
+    load({
+      url: target.process.url,
+      cpuSeconds: () => target.process.cpuSeconds(),
+      apiKey,
+      request: target.request(scenario),
+      connections: settings.connections,
+      seconds,
+    });
+
+  const rows: Row[] = [];
+  const samples: Samples = {};
+  for (const scenario of scenarios(SEEDED)) {
+    const runs = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
+    for (const target of targets) await run(target, scenario, 2); // warm-up, not recorded
+    // A/B/A/B: every round runs every target once, so a noisy moment lands on all of them and
+    // each round's ratios compare runs made seconds apart.
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const target of targets) {
+        const result = await run(target, scenario, settings.seconds);
+        runs.get(target)?.push(result);
+        process.stderr.write(`${scenario.name} | ${target.name} | round ${round}: ${Math.round(result.requestsPerSecond)} req/s\n`);
+      }
+    }
+    samples[scenario.name] = Object.fromEntries(
+      targets.map((target) => [
+        target.name,
+        (runs.get(target) ?? []).map((result) => ({
+          callsPerSecond: result.requestsPerSecond * target.callsPerRequest,
+          cpuMicrosPerCall: result.cpuMicrosPerRequest / target.callsPerRequest,
+        })),
+      ]),
+    );
+    const baselineRuns = [...runs].find(([target]) => target.process === bare)?.[1] ?? [];
+    const baseline = median(baselineRuns.map((result) => result.requestsPerSecond));
+    for (const target of targets) {
+      const results = runs.get(target) ?? [];
+      const callsPerSecond = median(results.map((result) => result.requestsPerSecond)) * target.callsPerRequest;
+      rows.push({
+        scenario: scenario.name,
+        target: target.name,
+        'calls/s': Math.round(callsPerSecond),
+        'CPU µs/call': Math.round(median(results.map((result) => result.cpuMicrosPerRequest)) / target.callsPerRequest),
+        'p50 ms': median(results.map((result) => result.p50Ms)),
+        'p99 ms': median(results.map((result) => result.p99Ms)),
+        '× baseline': Number((callsPerSecond / baseline).toFixed(2)),
+        failures: results.reduce((sum, result) => sum + result.failures, 0),
+      });
+    }
+  }
+
+  const peakRssMiB = {
+    'apps/api': Math.round(service.peakRssMiB()),
+    'Express + zod peer': Math.round(peer.peakRssMiB()),
+    'node:http baseline': Math.round(bare.peakRssMiB()),
+  };
+  await Promise.all([service.stop(), peer.stop(), bare.stop()]);
+
+  console.table(rows);
+  console.log('Peak RSS (MiB):', peakRssMiB);
+  const checks = verdicts(samples, peakRssMiB['apps/api']);
+  for (const check of checks) console.log(`${check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figures}`);
+
+  mkdirSync(RESULTS, { recursive: true });
+  const report = { date: new Date().toISOString(), node: process.version, seeded: SEEDED, settings, peakRssMiB, rows, targets: checks, samples };
+  writeFileSync(join(RESULTS, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(RESULTS, 'bench.svg'), barChart(rows));
+  console.log('Wrote bench/results/bench.json and bench/results/bench.svg');
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+}

@@ -1,0 +1,68 @@
+import type autocannon from 'autocannon';
+
+export type Request = autocannon.Request;
+
+/** One operation as each way of calling it spells it. */
+export interface Scenario {
+  name: string;
+  rest: Request;
+  trpc: Request;
+  /** BATCH_SIZE calls of the operation in one HTTP request, as tRPC's batch link sends them. */
+  trpcBatched: Request;
+}
+
+/** How many calls a batched tRPC request carries; its calls/s are its req/s times this. */
+export const BATCH_SIZE = 10;
+
+const json = { 'content-type': 'application/json' };
+const input = (value: unknown) => encodeURIComponent(JSON.stringify(value));
+const batchPath = (procedure: string) => Array.from({ length: BATCH_SIZE }, () => procedure).join(',');
+const batchInput = (value: (index: number) => unknown) =>
+  Object.fromEntries(Array.from({ length: BATCH_SIZE }, (_, index) => [index, value(index)]));
+const batchedQuery = (procedure: string, value: (index: number) => unknown) =>
+  `/trpc/${batchPath(procedure)}?batch=1&input=${input(batchInput(value))}`;
+
+/** Ids of seeded animals, walked in turn so reads are not all of one row. */
+const rotatingId = (seeded: number) => {
+  let next = 0;
+  return () => (next = (next % seeded) + 1);
+};
+
+export const scenarios = (seeded: number): Scenario[] => {
+  const newPet = { name: 'Bench', categoryId: 7 };
+  const getId = rotatingId(seeded);
+  return [
+    {
+      name: 'list limit=20',
+      rest: { method: 'GET', path: '/v1/pets?limit=20' },
+      trpc: { method: 'GET', path: `/trpc/listPets?input=${input({ limit: 20 })}` },
+      trpcBatched: { method: 'GET', path: batchedQuery('listPets', () => ({ limit: 20 })) },
+    },
+    {
+      name: 'list status=available limit=100',
+      rest: { method: 'GET', path: '/v1/pets?status=available&limit=100' },
+      trpc: { method: 'GET', path: `/trpc/listPets?input=${input({ status: 'available', limit: 100 })}` },
+      trpcBatched: { method: 'GET', path: batchedQuery('listPets', () => ({ status: 'available', limit: 100 })) },
+    },
+    {
+      name: 'create',
+      rest: { method: 'POST', path: '/v1/pets', headers: json, body: JSON.stringify(newPet) },
+      trpc: { method: 'POST', path: '/trpc/createPet', headers: json, body: JSON.stringify(newPet) },
+      trpcBatched: {
+        method: 'POST',
+        path: `/trpc/${batchPath('createPet')}?batch=1`,
+        headers: json,
+        body: JSON.stringify(batchInput(() => newPet)),
+      },
+    },
+    {
+      name: 'get by id',
+      rest: { method: 'GET', setupRequest: (request) => ({ ...request, path: `/v1/pets/${getId()}` }) },
+      trpc: { method: 'GET', setupRequest: (request) => ({ ...request, path: `/trpc/getPet?input=${input({ petId: getId() })}` }) },
+      trpcBatched: {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: batchedQuery('getPet', () => ({ petId: getId() })) }),
+      },
+    },
+  ];
+};

@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface TargetProcess {
+  url: string;
+  pid: number;
+  /** The process's peak resident memory so far (VmHWM), in MiB. */
+  peakRssMiB(): number;
+  /** The process's resident memory now (VmRSS), in MiB. */
+  rssMiB(): number;
+  /** CPU time the process has used so far, all threads, in seconds (a steadier cost than req/s on a shared machine). */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+// Linux reports utime and stime in clock ticks; USER_HZ is 100 on every mainstream build.
+const TICKS_PER_SECOND = 100;
+
+const cpuSecondsOf = (pid: number) => {
+  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+};
+
+const statusField = (pid: number, field: string) => {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? Number.NaN) / 1024;
+};
+
+const API_ROOT = fileURLToPath(new URL('../../apps/api/', import.meta.url));
+
+/**
+ * The command `pnpm start` runs for apps/api (node, its flags, dist/main.js), read from its
+ * package.json so the benchmark measures the service exactly as it is started.
+ */
+const serviceCommand = (): string[] => {
+  const manifest = JSON.parse(readFileSync(`${API_ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
+  const [command, ...args] = manifest.scripts.start.split(/\s+/);
+  if (command !== 'node') throw new Error(`apps/api starts with "${manifest.scripts.start}", expected node`);
+  return [process.execPath, ...args];
+};
+
+/** How each kind of target is started, and how it says which port it took. */
+const launchers = {
+  service: () => ({ argv: serviceCommand(), cwd: API_ROOT, ready: /"port":(\d+)/ }),
+  'express-peer': () => ({ argv: [process.execPath, fileURLToPath(new URL('./targets/express-peer.js', import.meta.url))], cwd: undefined, ready: /READY (\d+)/ }),
+  'bare-node': () => ({ argv: [process.execPath, fileURLToPath(new URL('./targets/bare-node.js', import.meta.url))], cwd: undefined, ready: /READY (\d+)/ }),
+};
+export type TargetKind = keyof typeof launchers;
+
+/**
+ * Starts a target server in its own process (the load generator keeps the other core), as
+ * compiled JavaScript run by plain node: a TypeScript loader would add its own memory and work.
+ */
+export const startTarget = async (kind: TargetKind, env: NodeJS.ProcessEnv): Promise<TargetProcess> => {
+  const { argv, cwd, ready } = launchers[kind]();
+  const [command = process.execPath, ...args] = argv;
+  const child: ChildProcess = spawn(command, args, {
+    cwd,
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = ready.exec(seen);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => {
+      reject(new Error(`${kind} exited with ${String(code)}: ${seen}`));
+    });
+  });
+  const pid = child.pid ?? 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid,
+    peakRssMiB: () => statusField(pid, 'VmHWM'),
+    rssMiB: () => statusField(pid, 'VmRSS'),
+    cpuSeconds: () => cpuSecondsOf(pid),
+    stop: async () => {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+};

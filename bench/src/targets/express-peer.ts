@@ -1,0 +1,79 @@
+// What a user would write instead: the same operations as plain Express 5 routes, with the same
+// zod schemas, the same key check and the same storage queries, and no tRPC or OpenAPI layer.
+import { type AddressInfo } from 'node:net';
+import { GetPetParams, ListPetsQuery, NewPet, createApiKeys, encodeCursor, openSqliteDatabase } from '@petstore/core';
+import express, { type RequestHandler } from 'express';
+import { announceReady, databaseFile } from './ready.js';
+
+const db = openSqliteDatabase(databaseFile());
+const keys = createApiKeys(db.apiKeys);
+const app = express();
+app.disable('x-powered-by');
+
+const fail = (res: express.Response, status: number, code: string, message: string) => {
+  res.status(status).json({ code, message, status });
+};
+
+const requireKey: RequestHandler = async (req, res, next) => {
+  const token = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (token && (await keys.authenticate(token))) {
+    next();
+    return;
+  }
+  res.setHeader('WWW-Authenticate', 'Bearer realm="petstore"');
+  fail(res, 401, 'UNAUTHORIZED', 'Invalid API key.');
+};
+
+app.use('/v1', requireKey);
+
+app.get('/v1/pets', async (req, res) => {
+  const query = ListPetsQuery.safeParse(req.query);
+  if (!query.success) {
+    fail(res, 400, 'BAD_REQUEST', query.error.message);
+    return;
+  }
+  const { limit, status, cursor } = query.data;
+  const rows = await db.pets.page({ afterId: cursor ?? 0, status, take: limit + 1 });
+  const pets = rows.slice(0, limit);
+  const last = pets.at(-1);
+  if (rows.length > limit && last) {
+    const next = new URLSearchParams({ limit: String(limit), ...(status && { status }), cursor: encodeCursor(last.id) });
+    res.setHeader('Link', `</v1/pets?${next.toString()}>; rel="next"`);
+  }
+  res.json(pets);
+});
+
+app.post('/v1/pets', express.json({ limit: '64kb' }), async (req, res) => {
+  if (!req.is('application/json')) {
+    fail(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+    return;
+  }
+  const body = NewPet.safeParse(req.body);
+  if (!body.success) {
+    fail(res, 400, 'BAD_REQUEST', body.error.message);
+    return;
+  }
+  const pet = await db.pets.insert(body.data);
+  res.status(201).setHeader('Location', `/v1/pets/${pet.id}`).json(pet);
+});
+
+app.get('/v1/pets/:petId', async (req, res) => {
+  const params = GetPetParams.safeParse(req.params);
+  if (!params.success) {
+    fail(res, 400, 'BAD_REQUEST', params.error.message);
+    return;
+  }
+  const pet = await db.pets.findById(params.data.petId);
+  if (!pet) {
+    fail(res, 404, 'NOT_FOUND', `No animal has id ${params.data.petId}.`);
+    return;
+  }
+  res.setHeader('Deprecation', '@1795305600');
+  res.setHeader('Sunset', 'Thu, 05 Dec 2030 00:00:00 GMT');
+  res.setHeader('Link', '</v1/pets>; rel="successor-version"');
+  res.json(pet);
+});
+
+const server = app.listen(0, '127.0.0.1', () => {
+  announceReady((server.address() as AddressInfo).port);
+});
