@@ -54,11 +54,17 @@ try {
   const key = (caseName: string, size: number) => `${caseName} @ ${size}`;
   for (let round = 1; round <= settings.rounds; round++) {
     for (const testCase of CASES) {
-      // Alternate the two databases case by case, so machine noise lands on both.
-      for (const { size, apiKey, service } of services) {
-        const url = await followLinks(service, apiKey, testCase.path, testCase.depth);
-        const measured = await sequentialLatencies(url, apiKey, settings.requests);
-        latencies.set(key(testCase.name, size), [...(latencies.get(key(testCase.name, size)) ?? []), ...measured]);
+      const urls = await Promise.all(
+        services.map(({ apiKey, service }) => followLinks(service, apiKey, testCase.path, testCase.depth)),
+      );
+      // Request by request, 1k then 1M then 1k…: a noisy moment of the machine lands on both.
+      for (let request = 0; request < settings.requests; request++) {
+        for (const [index, { size, apiKey }] of services.entries()) {
+          const [micros] = await sequentialLatencies(urls[index] ?? '', apiKey, 1);
+          const recorded = latencies.get(key(testCase.name, size)) ?? [];
+          recorded.push(micros ?? Number.NaN);
+          latencies.set(key(testCase.name, size), recorded);
+        }
       }
       process.stderr.write(`round ${round}: ${testCase.name} done\n`);
     }

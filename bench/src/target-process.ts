@@ -35,18 +35,36 @@ const API_ROOT = fileURLToPath(new URL('../../apps/api/', import.meta.url));
  * The command `pnpm start` runs for apps/api (node, its flags, dist/main.js), read from its
  * package.json so the benchmark measures the service exactly as it is started.
  */
-const serviceCommand = (): string[] => {
+const serviceCommand = () => {
   const manifest = JSON.parse(readFileSync(`${API_ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
   const [command, ...args] = manifest.scripts.start.split(/\s+/);
   if (command !== 'node') throw new Error(`apps/api starts with "${manifest.scripts.start}", expected node`);
-  return [process.execPath, ...args];
+  const script = args.findIndex((arg) => !arg.startsWith('-'));
+  return { nodeFlags: args.slice(0, script), script: args.slice(script) };
 };
 
-/** How each kind of target is started, and how it says which port it took. */
+const target = (name: string) => fileURLToPath(new URL(`./targets/${name}.js`, import.meta.url));
+
+/**
+ * How each kind of target is started, and how it says which port it took. The peer and the
+ * baseline run with the service's node flags (its heap limit): the same deployment, so only the
+ * code differs.
+ */
 const launchers = {
-  service: () => ({ argv: serviceCommand(), cwd: API_ROOT, ready: /"port":(\d+)/ }),
-  'express-peer': () => ({ argv: [process.execPath, fileURLToPath(new URL('./targets/express-peer.js', import.meta.url))], cwd: undefined, ready: /READY (\d+)/ }),
-  'bare-node': () => ({ argv: [process.execPath, fileURLToPath(new URL('./targets/bare-node.js', import.meta.url))], cwd: undefined, ready: /READY (\d+)/ }),
+  service: () => {
+    const { nodeFlags, script } = serviceCommand();
+    return { argv: [process.execPath, ...nodeFlags, ...script], cwd: API_ROOT, ready: /"port":(\d+)/ };
+  },
+  'express-peer': () => ({
+    argv: [process.execPath, ...serviceCommand().nodeFlags, target('express-peer')],
+    cwd: undefined,
+    ready: /READY (\d+)/,
+  }),
+  'bare-node': () => ({
+    argv: [process.execPath, ...serviceCommand().nodeFlags, target('bare-node')],
+    cwd: undefined,
+    ready: /READY (\d+)/,
+  }),
 };
 export type TargetKind = keyof typeof launchers;
 
