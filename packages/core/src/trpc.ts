@@ -10,12 +10,16 @@ import type { ListPetsQuery } from './schemas/list-pets.js';
 export interface ResponseNotes {
   /** The query of the page after this one, when at least one more animal follows. */
   nextPage?: ListPetsQuery;
+  /** The result is the one an earlier request with the same idempotency key produced. */
+  replayed?: boolean;
 }
 
 export interface Context {
   db: Database;
   /** The key that authenticated the request; null when none or an invalid one was sent. */
   principal: ApiKeyPrincipal | null;
+  /** The request's `Idempotency-Key` header, when the transport has one. */
+  idempotencyKey?: string | undefined;
   response: ResponseNotes;
 }
 
@@ -52,17 +56,17 @@ export const createCallerFactory = t.createCallerFactory;
 
 /**
  * Every operation of the interface requires an API key, checked before its input (validation
- * comes later, with `.input()`). The middleware hands the call on untouched: tRPC copies its call
- * options at every layer, on every call, so a layer that changes nothing should cost nothing more.
+ * comes later, with `.input()`). Past this point `ctx.principal` is known not to be null.
  */
 export const authedProcedure = t.procedure.use(({ ctx, next }) => {
-  if (!ctx.principal) {
+  const { principal } = ctx;
+  if (!principal) {
     throw new TRPCError({
       code: 'UNAUTHORIZED',
       message: 'A valid API key is required: send "Authorization: Bearer <API_KEY>".',
     });
   }
-  return next();
+  return next({ ctx: { principal } });
 });
 
 /**

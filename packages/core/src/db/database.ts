@@ -20,9 +20,29 @@ export interface PetPageQuery {
   take: number;
 }
 
+/** Identifies one idempotent create: a key, scoped to the API key that sent it. */
+export interface IdempotentCreate {
+  apiKeyId: number;
+  key: string;
+  /** Identifies the request's content, so a different body under the same key is noticed. */
+  fingerprint: string;
+  now: Date;
+  /** Records made before this no longer count (and may be deleted). */
+  notBefore: Date;
+}
+
+export type IdempotentOutcome =
+  | { outcome: 'created' | 'replayed'; pet: Pet }
+  | { outcome: 'mismatch' };
+
 export interface PetRecords {
   page(query: PetPageQuery): Promise<Pet[]>;
   insert(pet: NewPet): Promise<Pet>;
+  /**
+   * Inserts the animal unless this key already created one within the window, atomically: of
+   * concurrent or repeated requests with the same key, exactly one creates.
+   */
+  insertOnce(pet: NewPet, once: IdempotentCreate): Promise<IdempotentOutcome>;
   findById(id: number): Promise<Pet | undefined>;
 }
 
@@ -33,9 +53,13 @@ export interface ApiKeyRecord {
   secretHash: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** After this the key is refused; null for a key that does not expire. */
+  expiresAt: Date | null;
+  /** Last authenticated request, to the minute. */
+  lastUsedAt: Date | null;
 }
 
-export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt'>;
+export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt' | 'expiresAt'>;
 
 export interface ApiKeyRecords {
   insert(key: NewApiKeyRecord): Promise<ApiKeyRecord>;
@@ -44,4 +68,5 @@ export interface ApiKeyRecords {
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when it does not exist or was already revoked. */
   revoke(id: number, at: Date): Promise<boolean>;
+  recordUse(id: number, at: Date): Promise<void>;
 }

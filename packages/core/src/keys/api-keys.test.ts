@@ -52,8 +52,43 @@ describe('API keys', () => {
     const { token } = await keys.create('ci');
     const listed = await keys.list();
     expect(listed).toEqual([
-      { id: 1, name: 'ci', prefix: token.slice(0, 17), createdAt: expect.any(Date), revokedAt: null },
+      {
+        id: 1,
+        name: 'ci',
+        prefix: token.slice(0, 17),
+        createdAt: expect.any(Date),
+        revokedAt: null,
+        expiresAt: null,
+        lastUsedAt: null,
+      },
     ]);
+  });
+
+  it('refuses a key from the moment it expires', async () => {
+    let clock = new Date('2030-01-01T00:00:00Z');
+    const timed = createApiKeys(db.apiKeys, { now: () => clock });
+    const { token } = await timed.create('short', { expiresAt: new Date('2030-01-01T01:00:00Z') });
+    clock = new Date('2030-01-01T00:59:59Z');
+    expect(await timed.authenticate(token)).not.toBeNull();
+    clock = new Date('2030-01-01T01:00:00Z');
+    expect(await timed.authenticate(token)).toBeNull();
+    await expect(timed.create('late', { expiresAt: clock })).rejects.toThrow(/in the future/);
+  });
+
+  it('records the last use, at most once a minute', async () => {
+    let clock = new Date('2030-01-01T00:00:00Z');
+    const timed = createApiKeys(db.apiKeys, { now: () => clock });
+    const { token } = await timed.create('used');
+    const lastUse = async () => (await timed.list())[0]?.lastUsedAt?.toISOString();
+    expect(await lastUse()).toBeUndefined();
+    await timed.authenticate(token);
+    expect(await lastUse()).toBe('2030-01-01T00:00:00.000Z');
+    clock = new Date('2030-01-01T00:00:30Z');
+    await timed.authenticate(token);
+    expect(await lastUse()).toBe('2030-01-01T00:00:00.000Z');
+    clock = new Date('2030-01-01T00:01:00Z');
+    await timed.authenticate(token);
+    expect(await lastUse()).toBe('2030-01-01T00:01:00.000Z');
   });
 
   it.each(['', '123', 'has space', 'a'.repeat(65), 'naïve'])('refuses the name %j', async (name) => {

@@ -21,7 +21,12 @@ export interface ApiKeySummary {
   prefix: string;
   createdAt: Date;
   revokedAt: Date | null;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
 }
+
+/** Last use is written at most this often per key and process: a write per request would cost more than it tells. */
+const LAST_USE_RESOLUTION_MS = 60_000;
 
 export class ApiKeyError extends Error {
   override name = 'ApiKeyError';
@@ -33,21 +38,31 @@ const summarise = (key: ApiKeyRecord): ApiKeySummary => ({
   prefix: `pst_${key.publicId}_`,
   createdAt: key.createdAt,
   revokedAt: key.revokedAt,
+  expiresAt: key.expiresAt,
+  lastUsedAt: key.lastUsedAt,
 });
 
-export const createApiKeys = (records: ApiKeyRecords) => {
+export interface ApiKeysOptions {
+  /** The clock; tests of expiry move it. */
+  now?: () => Date;
+}
+
+export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }: ApiKeysOptions = {}) => {
   const live = async () => (await records.list()).filter((key) => key.revokedAt === null);
+  const lastUseWritten = new Map<number, number>();
 
   return {
     /** Creates a key and returns its token: the only moment the token exists outside a hash. */
-    async create(name: string): Promise<{ key: ApiKeySummary; token: string }> {
+    async create(name: string, { expiresAt = null }: { expiresAt?: Date | null } = {}): Promise<{ key: ApiKeySummary; token: string }> {
       const parsed = ApiKeyName.safeParse(name);
       if (!parsed.success) throw new ApiKeyError(`Key name ${parsed.error.issues[0]?.message}.`);
       if ((await live()).some((key) => key.name === name)) {
         throw new ApiKeyError(`A live key named "${name}" already exists; revoke it or pick another name.`);
       }
+      const createdAt = now();
+      if (expiresAt && expiresAt <= createdAt) throw new ApiKeyError('A key must expire in the future.');
       const { token, publicId, secretHash } = issueToken();
-      const key = await records.insert({ name, publicId, secretHash, createdAt: new Date() });
+      const key = await records.insert({ name, publicId, secretHash, createdAt, expiresAt });
       return { key: summarise(key), token };
     },
 
@@ -67,19 +82,29 @@ export const createApiKeys = (records: ApiKeyRecords) => {
         ? keys.find((candidate) => candidate.id === Number(nameOrId))
         : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null);
       if (!key) throw new ApiKeyError(`No live key has the name or id "${nameOrId}".`);
-      const revokedAt = new Date();
+      const revokedAt = now();
       if (!(await records.revoke(key.id, revokedAt))) {
         throw new ApiKeyError(`Key ${key.id} ("${key.name}") is already revoked.`);
       }
       return summarise({ ...key, revokedAt });
     },
 
-    /** The principal behind a presented key, or null when it is unknown, malformed or revoked. */
+    /**
+     * The principal behind a presented key, or null when it is unknown, malformed, revoked or
+     * expired. The stored key is read on every call, so a revocation or an expiry takes effect at
+     * once, in every process using the database.
+     */
     async authenticate(token: string): Promise<ApiKeyPrincipal | null> {
       const publicId = publicIdOf(token);
       if (publicId === undefined) return null;
       const key = await records.findByPublicId(publicId);
       if (!key || key.revokedAt !== null || !tokenMatchesHash(token, key.secretHash)) return null;
+      const at = now();
+      if (key.expiresAt !== null && key.expiresAt <= at) return null;
+      if (at.getTime() - (lastUseWritten.get(key.id) ?? 0) >= LAST_USE_RESOLUTION_MS) {
+        lastUseWritten.set(key.id, at.getTime());
+        await records.recordUse(key.id, at);
+      }
       return { keyId: key.id, name: key.name };
     },
   };

@@ -1,10 +1,12 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { IdempotencyKey, addPet } from '../pets/add-pet.js';
 import { readPetPage } from '../pets/page.js';
 import { ListPetsQuery } from '../schemas/list-pets.js';
 import { GetPetParams, NewPet, Pet, Pets } from '../schemas/pet.js';
 import {
   DeprecationHeader,
+  IdempotentReplayedHeader,
   LocationHeader,
   NextPageLinkHeader,
   SuccessorLinkHeader,
@@ -17,6 +19,7 @@ const tags = ['animals'];
 /** Responses every operation can give, whatever its input. */
 const everyOperation = {
   401: 'Missing or invalid API key.',
+  429: 'Too many requests for this API key; `Retry-After` says when to try again.',
   500: 'The server failed; the cause is logged, never sent.',
 };
 
@@ -54,11 +57,24 @@ export const createPet = authedProcedure
       tags,
       summary: 'Add an animal',
       description:
-        'Adds an animal and assigns its `id`. `name` is stored trimmed; `status` defaults to `available`.',
+        'Adds an animal and assigns its `id`. `name` is stored trimmed; `status` defaults to `available`. ' +
+        'With an `Idempotency-Key`, a retry of the same request within 24 hours returns the first ' +
+        'response (with `Idempotent-Replayed: true`) and adds nothing.',
       successDescription: 'Animal added.',
-      responseHeaders: z.object({ Location: LocationHeader }),
+      requestHeaders: z.object({
+        'Idempotency-Key': IdempotencyKey.optional().meta({
+          description:
+            'Makes the request safe to retry: the same key with the same body, from the same API key, ' +
+            'within 24 hours, adds the animal once. The same key with another body is refused (400).',
+          examples: ['3f1c9a0e-7b2d-4c55-9e61-2a8d0f4b7c13'],
+        }),
+      }),
+      responseHeaders: z.object({
+        Location: LocationHeader,
+        'Idempotent-Replayed': IdempotentReplayedHeader.optional(),
+      }),
       errorResponses: {
-        400: 'Body is missing required fields or holds invalid values.',
+        400: 'Body is missing required fields or holds invalid values, or the Idempotency-Key was used with another body.',
         413: 'Body larger than 64 KiB.',
         415: 'Body not sent as application/json.',
         ...everyOperation,
@@ -67,7 +83,16 @@ export const createPet = authedProcedure
   })
   .input(NewPet)
   .output(resultOf(Pet))
-  .mutation(({ ctx, input }) => ctx.db.pets.insert(input));
+  .mutation(async ({ ctx, input }) => {
+    const { pet, replayed } = await addPet(ctx.db.pets, {
+      pet: input,
+      apiKeyId: ctx.principal.keyId,
+      idempotencyKey: ctx.idempotencyKey,
+      now: new Date(),
+    });
+    if (replayed) ctx.response.replayed = true;
+    return pet;
+  });
 
 export const getPet = authedProcedure
   .meta({

@@ -27,3 +27,7 @@ export const SuccessorLinkHeader = z.string().meta({
   description: 'RFC 8288 link to the operation that replaces this one (`rel="successor-version"`).',
   examples: ['</v1/pets>; rel="successor-version"'],
 });
+
+export const IdempotentReplayedHeader = z.literal('true').meta({
+  description: 'Present when this is the response to an earlier request with the same Idempotency-Key.',
+});

@@ -27,5 +27,8 @@ export const createSqliteApiKeyRecords = (db: SqliteDrizzle): ApiKeyRecords => {
     findByPublicId: async (publicId) => findByPublicId.get({ publicId }),
     list: async () => db.select().from(apiKeys).orderBy(asc(apiKeys.id)).all(),
     revoke: async (id, at) => queries.revoke(id, at).run().changes > 0,
+    recordUse: async (id, at) => {
+      db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
+    },
   };
 };

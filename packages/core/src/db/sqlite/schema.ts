@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { PET_STATUSES } from '../../schemas/pet.js';
 
 const quotedStatuses = sql.raw(PET_STATUSES.map((status) => `'${status}'`).join(', '));
@@ -30,9 +30,36 @@ export const apiKeys = sqliteTable(
     secretHash: text('secret_hash').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
+    lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
   },
   (table) => [
     // A name identifies one live key; a revoked key's name can be given to its replacement.
     uniqueIndex('api_keys_live_name_idx').on(table.name).where(sql`${table.revokedAt} is null`),
+  ],
+);
+
+/**
+ * The first response to each `Idempotency-Key`, per API key: a retry finds the animal it
+ * created instead of creating another. Rows older than a day no longer count.
+ */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    apiKeyId: integer('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id),
+    key: text('key').notNull(),
+    /** SHA-256 of the validated request, so a different body under the same key is noticed. */
+    fingerprint: text('fingerprint').notNull(),
+    petId: integer('pet_id')
+      .notNull()
+      .references(() => pets.id),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.apiKeyId, table.key] }),
+    // Serves the clean-up of expired rows.
+    index('idempotency_keys_created_at_idx').on(table.createdAt),
   ],
 );
