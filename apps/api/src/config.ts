@@ -16,6 +16,13 @@ const Environment = z.object({
   PETSTORE_DB: setting(z.string().default('./data/petstore.db')),
   PUBLIC_BASE_URL: setting(z.url().default('http://localhost:3000/v1')),
   STAGING_BASE_URL: setting(z.url().optional()),
+  RATE_LIMIT_PER_MINUTE: setting(
+    z
+      .string()
+      .regex(/^[0-9]{1,9}$/, 'must be a whole number (0 turns rate limiting off)')
+      .transform(Number)
+      .default(600),
+  ),
   LOG_LEVEL: setting(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
@@ -28,6 +35,8 @@ export interface Config {
   databaseFile: string;
   publicBaseUrl: string;
   stagingBaseUrl: string | undefined;
+  /** Requests per API key per minute; 0 turns rate limiting off. */
+  rateLimitPerMinute: number;
   logLevel: z.output<typeof Environment>['LOG_LEVEL'];
 }
 
@@ -49,6 +58,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     databaseFile: settings.PETSTORE_DB,
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     stagingBaseUrl: settings.STAGING_BASE_URL,
+    rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
     logLevel: settings.LOG_LEVEL,
   };
 };

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { type Database, createApiKeys, openSqliteDatabase } from '@petstore/core';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
+import { answerMalformedRequest } from './http/malformed-request.js';
+import { createQuota } from './http/rate-limit.js';
 import type { Config } from './config.js';
 
 export interface RunningServer {
@@ -47,7 +49,13 @@ export const startServer = async (config: Config, logger: Logger): Promise<Runni
   // Only a database that never had a key gets one: revoking every key must not be undone here.
   const firstApiKey = (await apiKeys.anyExist()) ? undefined : (await apiKeys.create('default')).token;
 
-  const server = createServer(createApp({ db, apiKeys, logger, servers: config }));
+  const quota = createQuota(config.rateLimitPerMinute);
+  const server = createServer(createApp({ db, apiKeys, logger, servers: config, quota }));
+  server.on('clientError', answerMalformedRequest);
+  // A client gets 10 s to send its headers and 30 s for the whole request: a slow sender cannot
+  // hold a connection (and its memory) for the five minutes Node allows by default.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   try {
     await listen(server, config.port, config.host);
   } catch (error) {

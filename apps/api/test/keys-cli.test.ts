@@ -47,14 +47,15 @@ describe('the keys CLI', () => {
 
       const listed = await keys('list');
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+REVOKED\n1\s+ci\s+pst_[0-9a-f]{12}_\s/);
+      expect(listed.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+LAST USED\s+REVOKED\n1\s+ci\s+pst_[0-9a-f]{12}_\s/);
       expect(listed.stdout).not.toContain(token.slice(17));
 
       const revoked = await keys('revoke', 'ci');
       expect([revoked.code, revoked.stdout]).toEqual([0, 'Revoked key 1 "ci".\n']);
       // The running server refuses the key at once; it was never restarted.
       await expectError(await call(asCi, '/v1/pets'), 401, 'UNAUTHORIZED');
-      expect((await keys('list')).stdout).toMatch(/\n1\s+ci\s+\S+\s+\S+\s+\d{4}-\d\d-\d\dT/);
+      // The running server recorded the key's use; the list shows it, and now its revocation.
+      expect((await keys('list')).stdout).toMatch(/\n1\s+ci\s+\S+\s+\S+\s+-\s+\d{4}-\d\d-\d\dT\S+\s+\d{4}-\d\d-\d\dT/);
     } finally {
       await running.close();
     }

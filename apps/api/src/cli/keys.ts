@@ -2,8 +2,10 @@ import { ApiKeyError, type ApiKeySummary, createApiKeys, openSqliteDatabase } fr
 import { ConfigError, readConfig } from '../config.js';
 
 const USAGE = `Usage:
-  pnpm keys create <name>         create a key; the key itself is printed alone on the last line
-  pnpm keys list                  list keys (never their secrets)
+  pnpm keys create <name> [--expires <n>d|h|m]
+                                  create a key, valid for good or for n days, hours or minutes;
+                                  the key itself is printed alone on the last line
+  pnpm keys list                  list keys, with their expiry and last use (never their secrets)
   pnpm keys revoke <name-or-id>   revoke a key; servers refuse it at once
 The database is PETSTORE_DB (default ./data/petstore.db), as for the server.`;
 
@@ -11,10 +13,27 @@ class UsageError extends Error {}
 
 const date = (value: Date | null) => (value ? value.toISOString().replace(/\.\d+Z$/, 'Z') : '-');
 
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `30d`, `12h` or `90m` from now. */
+const expiryFrom = (duration: string): Date => {
+  const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(duration);
+  if (!match) throw new ApiKeyError(`--expires takes a duration such as 30d, 12h or 90m, not "${duration}".`);
+  return new Date(Date.now() + Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
+};
+
 const table = (keys: ApiKeySummary[]) => {
   const rows = [
-    ['ID', 'NAME', 'PREFIX', 'CREATED', 'REVOKED'],
-    ...keys.map((key) => [String(key.id), key.name, key.prefix, date(key.createdAt), date(key.revokedAt)]),
+    ['ID', 'NAME', 'PREFIX', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED'],
+    ...keys.map((key) => [
+      String(key.id),
+      key.name,
+      key.prefix,
+      date(key.createdAt),
+      date(key.expiresAt),
+      date(key.lastUsedAt),
+      date(key.revokedAt),
+    ]),
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd());
@@ -25,6 +44,13 @@ const run = async (args: string[]): Promise<string[]> => {
   const expectArgument = (count: number) => {
     if ((argument === undefined ? 0 : 1) + rest.length !== count) throw new UsageError();
   };
+  // `create <name> --expires 30d`: the option is read here, the rest counted as usual.
+  let expiresAt: Date | null = null;
+  if (command === 'create' && rest[0] === '--expires') {
+    if (rest[1] === undefined) throw new UsageError();
+    expiresAt = expiryFrom(rest[1]);
+    rest.splice(0, 2);
+  }
   const config = readConfig();
   const db = openSqliteDatabase(config.databaseFile);
   const keys = createApiKeys(db.apiKeys);
@@ -32,8 +58,9 @@ const run = async (args: string[]): Promise<string[]> => {
     switch (command) {
       case 'create': {
         expectArgument(1);
-        const { key, token } = await keys.create(argument ?? '');
-        return [`Created key ${key.id} "${key.name}". It is shown only this once:`, token];
+        const { key, token } = await keys.create(argument ?? '', { expiresAt });
+        const until = key.expiresAt ? `, valid until ${date(key.expiresAt)}` : '';
+        return [`Created key ${key.id} "${key.name}"${until}. It is shown only this once:`, token];
       }
       case 'list': {
         expectArgument(0);

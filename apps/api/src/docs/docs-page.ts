@@ -28,7 +28,7 @@ export const docsPage = (): Router => {
       .get((_req, res) => {
         res.sendFile(file, { root });
       })
-      .all(methodNotAllowed(['GET']));
+      .all(methodNotAllowed(['GET', 'HEAD']));
   }
   return router;
 };

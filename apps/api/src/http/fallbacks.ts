@@ -1,6 +1,5 @@
 import { TRPCError } from '@trpc/server';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { Logger } from 'pino';
 import { sendError, sendErrorFor } from './send-error.js';
 
 const MAX_ECHOED_PATH = 200;
@@ -14,10 +13,9 @@ export const notFound: RequestHandler = (req, res) => {
   sendError(res, 'NOT_FOUND', `There is nothing at ${describeRequest(req.method, req.originalUrl)}.`);
 };
 
-/** 405 with the `Allow` header RFC 9110 requires; HEAD is allowed wherever GET is. */
+/** 405 with the `Allow` header RFC 9110 requires. */
 export const methodNotAllowed = (methods: readonly string[]): RequestHandler => {
-  const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : [...methods];
-  const allow = allowed.join(', ');
+  const allow = methods.join(', ');
   return (req, res) => {
     res.setHeader('Allow', allow);
     sendError(
@@ -46,24 +44,22 @@ const BODY_ERRORS: Record<string, [code: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE' | '
  * The last handler: our own 4xx errors and body-parser's failures become their Error body;
  * anything else is a crash, logged in full and answered with a 500 that says nothing of its cause.
  */
-export const errorHandler =
-  (logger: Logger): ErrorRequestHandler =>
-  (error: unknown, req, res, next) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') {
-      sendErrorFor(res, error);
-      return;
-    }
-    const known = BODY_ERRORS[(error as BodyParserError).type ?? ''];
-    if (known) {
-      // The rest of an oversized or broken body is never read: close rather than drain it.
-      res.setHeader('Connection', 'close');
-      sendError(res, ...known);
-      return;
-    }
-    logger.error({ err: error, method: req.method, url: req.originalUrl }, 'request failed');
-    sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
-  };
+export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
+  if (res.headersSent) {
+    next(error);
+    return;
+  }
+  if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') {
+    sendErrorFor(res, error);
+    return;
+  }
+  const known = BODY_ERRORS[(error as BodyParserError).type ?? ''];
+  if (known) {
+    // The rest of an oversized or broken body is never read: close rather than drain it.
+    res.setHeader('Connection', 'close');
+    sendError(res, ...known);
+    return;
+  }
+  req.log.error({ err: error }, 'request failed');
+  sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+};

@@ -65,9 +65,9 @@ describe('the OpenAPI document', () => {
   });
 
   it.each([
-    ['listPets', ['200', '400', '401', '500']],
-    ['createPet', ['201', '400', '401', '413', '415', '500']],
-    ['getPet', ['200', '400', '401', '404', '500']],
+    ['listPets', ['200', '400', '401', '429', '500']],
+    ['createPet', ['201', '400', '401', '413', '415', '429', '500']],
+    ['getPet', ['200', '400', '401', '404', '429', '500']],
   ] as const)('documents every status %s answers, errors with the Error body', (name, statuses) => {
     const documented = responses(operations[name]);
     expect(Object.keys(documented).sort()).toEqual([...statuses].sort());
@@ -76,15 +76,26 @@ describe('the OpenAPI document', () => {
       expect(response.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Error' });
     }
     expect(responses(operations[name])['401']?.headers).toHaveProperty('WWW-Authenticate');
+    expect(responses(operations[name])['429']?.headers).toHaveProperty('Retry-After.required', true);
+    for (const response of Object.values(documented)) {
+      expect(response.headers).toHaveProperty('X-Request-Id', { $ref: '#/components/headers/X-Request-Id' });
+    }
+  });
+
+  it('documents the Idempotency-Key header of createPet', () => {
+    expect(operations.createPet.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', schema: expect.objectContaining({ type: 'string' }) }),
+    );
+    expect(responses(operations.createPet)['201']?.headers).toHaveProperty('Idempotent-Replayed');
   });
 
   it('documents the response headers', () => {
     expect(responses(operations.createPet)['201']?.headers).toHaveProperty('Location.required', true);
     const listHeaders = responses(operations.listPets)['200']?.headers ?? {};
-    expect(Object.keys(listHeaders)).toEqual(['Link']);
+    expect(Object.keys(listHeaders)).toEqual(['Link', 'X-Request-Id', 'RateLimit-Policy', 'RateLimit']);
     expect(listHeaders).not.toHaveProperty('Link.required', true);
     const getPet = responses(operations.getPet)['200']?.headers ?? {};
-    expect(Object.keys(getPet)).toEqual(['Deprecation', 'Sunset', 'Link']);
+    expect(Object.keys(getPet)).toEqual(['Deprecation', 'Sunset', 'Link', 'X-Request-Id', 'RateLimit-Policy', 'RateLimit']);
   });
 
   it('marks getPet deprecated with its removal date', () => {

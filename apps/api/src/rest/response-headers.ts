@@ -54,7 +54,8 @@ export const successResponder = (operation: RestOperation, operations: RestOpera
     if (status === 201) {
       // A created resource lives under the collection it was posted to.
       const location = `${REST_PREFIX}${operation.path}/${(data as { id: number }).id}`;
-      return { status, headers: { ...unchanging.headers, Location: location } };
+      const replayed = ctx.response.replayed && { 'Idempotent-Replayed': 'true' };
+      return { status, headers: { ...unchanging.headers, Location: location, ...replayed } };
     }
     return unchanging;
   };

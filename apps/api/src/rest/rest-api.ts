@@ -1,9 +1,9 @@
 import { type ApiKeys, type Context, type Database, appRouter } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import type { RequestHandler, Response } from 'express';
-import type { Logger } from 'pino';
+import type { Request, RequestHandler, Response } from 'express';
 import { authenticate, refuseKey } from '../auth/bearer.js';
 import { readJsonBody } from '../http/json-body.js';
+import { type Quota, tooManyRequestsMessage } from '../http/rate-limit.js';
 import { sendError, sendErrorFor } from '../http/send-error.js';
 import { METHODS_WITH_BODY, type RestOperation, restOperations } from './operations.js';
 import { queryInput } from './query-input.js';
@@ -15,24 +15,28 @@ const DOCUMENT_PATH = `${REST_PREFIX}/openapi.json`;
 export interface RestApiDependencies {
   db: Database;
   apiKeys: ApiKeys;
-  logger: Logger;
+  /** Requests per API key; undefined when rate limiting is off. */
+  quota: Quota | undefined;
   /** The OpenAPI document, already serialised. */
   openApiJson: string;
 }
+
+const isRestPath = (url: string) =>
+  url.startsWith(`${REST_PREFIX}/`) || url === REST_PREFIX || url.startsWith(`${REST_PREFIX}?`);
 
 /**
  * The REST interface under `/v1`, served from the procedures' OpenAPI meta: the same meta
  * trpc-to-openapi turns into the document. Everything that does not depend on the request (routes,
  * allowed methods, fixed headers) is worked out once, here; a request pays for its key check, its
- * input, its procedure and its JSON. The order of checks is the contract's: the key first, then the
- * path and method, then the body.
+ * quota, its input, its procedure and its JSON. The order of checks is the contract's: the key
+ * first, then the quota, the path and method, then the body.
  */
-export const createRestApi = ({ db, apiKeys, logger, openApiJson }: RestApiDependencies): RequestHandler => {
+export const createRestApi = ({ db, apiKeys, quota, openApiJson }: RestApiDependencies): RequestHandler => {
   const operations = restOperations(appRouter);
   const routes = compileRoutes(operations);
   const responders = new Map(operations.map((operation) => [operation, successResponder(operation, operations)]));
 
-  const run = async (operation: RestOperation, ctx: Context, input: unknown, res: Response) => {
+  const run = async (operation: RestOperation, ctx: Context, input: unknown, req: Request, res: Response) => {
     try {
       const data = await operation.call(ctx, input);
       const respond = responders.get(operation);
@@ -41,14 +45,16 @@ export const createRestApi = ({ db, apiKeys, logger, openApiJson }: RestApiDepen
       res.writeHead(status, headers).end(JSON.stringify(data));
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error;
-      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error.cause ?? error, procedure: operation.procedure }, 'procedure failed');
+      if (error.code === 'INTERNAL_SERVER_ERROR') {
+        req.log.error({ err: error.cause ?? error, procedure: operation.procedure }, 'procedure failed');
+      }
       sendErrorFor(res, error);
     }
   };
 
   return async (req, res, next) => {
     const url = req.url;
-    if (!url.startsWith(`${REST_PREFIX}/`) && url !== REST_PREFIX && !url.startsWith(`${REST_PREFIX}?`)) {
+    if (!isRestPath(url)) {
       next();
       return;
     }
@@ -71,6 +77,14 @@ export const createRestApi = ({ db, apiKeys, logger, openApiJson }: RestApiDepen
       refuseKey(res, req.headers.authorization);
       return;
     }
+    if (quota) {
+      const decision = await quota(principal.keyId);
+      for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+      if (!decision.allowed) {
+        sendError(res, 'TOO_MANY_REQUESTS', tooManyRequestsMessage(decision));
+        return;
+      }
+    }
 
     const match = matchRoute(routes, path.slice(REST_PREFIX.length));
     const operation = match?.route.byMethod.get(method);
@@ -88,14 +102,19 @@ export const createRestApi = ({ db, apiKeys, logger, openApiJson }: RestApiDepen
       return;
     }
 
-    const ctx: Context = { db, principal, response: {} };
+    const idempotencyKey = req.headers['idempotency-key'];
+    const ctx: Context = {
+      db,
+      principal,
+      idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey,
+      response: {},
+    };
     if (!METHODS_WITH_BODY.has(operation.method)) {
-      const input = queryInput(queryStart === -1 ? '' : url.slice(queryStart + 1), match.params);
-      await run(operation, ctx, input, res);
+      await run(operation, ctx, queryInput(queryStart === -1 ? '' : url.slice(queryStart + 1), match.params), req, res);
       return;
     }
     const body = await readJsonBody(req, res);
-    if (body.ok) await run(operation, ctx, { ...body.value, ...match.params }, res);
+    if (body.ok) await run(operation, ctx, { ...body.value, ...match.params }, req, res);
     else next(body.error);
   };
 };

@@ -7,7 +7,7 @@ const check = createContractChecker(createOpenApiDocument({ publicBaseUrl: 'http
 
 const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const exchange = (overrides: Partial<Exchange> & { path: string }): Exchange => {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1' };
   return {
     method: 'GET',
     status: 200,
@@ -18,7 +18,7 @@ const exchange = (overrides: Partial<Exchange> & { path: string }): Exchange => 
   };
 };
 const withHeaders = (headers: Record<string, string>) => (name: string) =>
-  ({ 'content-type': 'application/json', ...headers })[name.toLowerCase()] ?? null;
+  ({ 'content-type': 'application/json', 'x-request-id': 'r-1', ...headers })[name.toLowerCase()] ?? null;
 
 describe('the contract checker', () => {
   it('passes what the document promises', () => {
@@ -38,6 +38,8 @@ describe('the contract checker', () => {
     ['a success on an unknown path', exchange({ path: '/v1/unknown' }), /undocumented operation/],
     ['an unknown path without the Error body', exchange({ path: '/v1/unknown', status: 404, body: { error: 'x' } }), /body/],
     ['a body that is not JSON', exchange({ path: '/v1/pets', header: withHeaders({ 'content-type': 'text/html' }) }), /Content-Type/],
+    ['a response without its request id', exchange({ path: '/v1/pets', header: (name) => (name === 'content-type' ? 'application/json' : null) }), /X-Request-Id missing/],
+    ['a Retry-After that is not a number of seconds', exchange({ path: '/v1/pets', status: 429, body: { code: 'TOO_MANY_REQUESTS', message: 'm', status: 429 }, header: withHeaders({ 'retry-after': 'soon' }) }), /header Retry-After/],
   ])('reports %s', (_, seen, problem) => {
     expect(check(seen).join('\n')).toMatch(problem);
   });

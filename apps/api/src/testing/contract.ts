@@ -70,12 +70,20 @@ export const createContractChecker = (document: OpenAPIObject) => {
       if (!response.content?.['application/json']) problems.push(`${label}: a body where none is documented`);
       else check(validatorAt(...at, 'content', 'application/json', 'schema'), exchange.body, 'body');
     }
-    for (const [name, header] of Object.entries((response.headers ?? {}) as Record<string, HeaderObject>)) {
+    for (const [name, declared] of Object.entries(response.headers ?? {})) {
+      // A header is either described in place or a reference to components.headers.
+      const ref = (declared as { $ref?: unknown }).$ref;
+      const reference = typeof ref === 'string' ? ref.replace('#/', '').split('/') : undefined;
+      const header = (reference ? document.components?.headers?.[reference[2] ?? ''] : declared) as HeaderObject | undefined;
+      const schemaAt = reference ? [...reference, 'schema'] : [...at, 'headers', name, 'schema'];
       const value = exchange.header(name);
       if (value === null) {
-        if (header.required) problems.push(`${label}: required header ${name} missing`);
-      } else if (header.schema) {
-        check(validatorAt(...at, 'headers', name, 'schema'), value, `header ${name}`);
+        if (header?.required) problems.push(`${label}: required header ${name} missing`);
+      } else if (header?.schema) {
+        // Header values travel as text; a number-typed header is checked as the number it spells.
+        const type = (header.schema as { type?: string }).type;
+        const typed = (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+        check(validatorAt(...schemaAt), typed, `header ${name}`);
       }
     }
     return problems;

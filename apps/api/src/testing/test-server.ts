@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { readConfig } from '../config.js';
 import { type RunningServer, startServer } from '../server.js';
 
@@ -22,11 +22,13 @@ const quiet = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
 export const startTestServer = async (
   environment: NodeJS.ProcessEnv = {},
   reuse?: { folder: string; apiKey: string },
+  logger: Logger = quiet,
 ): Promise<TestServer> => {
   const folder = reuse?.folder ?? mkdtempSync(join(tmpdir(), 'petstore-test-'));
   const databaseFile = join(folder, 'petstore.db');
-  const config = readConfig({ PORT: '0', HOST: '127.0.0.1', PETSTORE_DB: databaseFile, ...environment });
-  const server = await startServer(config, quiet);
+  // Rate limiting is off unless a test turns it on: most tests send far more than 600 a minute.
+  const config = readConfig({ PORT: '0', HOST: '127.0.0.1', PETSTORE_DB: databaseFile, RATE_LIMIT_PER_MINUTE: '0', ...environment });
+  const server = await startServer(config, logger);
   const apiKey = reuse?.apiKey ?? server.firstApiKey;
   if (apiKey === undefined) throw new Error('a fresh database should have been given a key');
   return {
@@ -35,7 +37,7 @@ export const startTestServer = async (
     databaseFile,
     restart: async () => {
       await server.close();
-      return startTestServer(environment, { folder, apiKey });
+      return startTestServer(environment, { folder, apiKey }, logger);
     },
     dispose: async () => {
       await server.close();

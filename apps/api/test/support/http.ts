@@ -59,7 +59,18 @@ export interface RawResponse {
  */
 export const rawRequest = (
   url: string,
-  { method = 'POST', path, headers = {}, chunks = [] }: { method?: string; path: string; headers?: Record<string, string>; chunks?: (string | Buffer)[] },
+  {
+    method = 'POST',
+    path,
+    headers = {},
+    chunks = [],
+  }: {
+    method?: string;
+    path: string;
+    headers?: Record<string, string>;
+    /** Written in order; a promise holds the rest of the body back until it settles. */
+    chunks?: (string | Buffer | Promise<string | Buffer>)[];
+  },
 ) =>
   new Promise<RawResponse>((resolve, reject) => {
     const req = httpRequest(`${url}${path}`, { method, headers }, (res) => {
@@ -82,8 +93,10 @@ export const rawRequest = (
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
     });
-    for (const chunk of chunks) req.write(chunk);
-    req.end();
+    void (async () => {
+      for (const chunk of chunks) req.write(await chunk);
+      req.end();
+    })();
   });
 
 export const petsCount = async (server: { url: string; apiKey: string }) => {

@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Add an animal
-         * @description Adds an animal and assigns its `id`. `name` is stored trimmed; `status` defaults to `available`.
+         * @description Adds an animal and assigns its `id`. `name` is stored trimmed; `status` defaults to `available`. With an `Idempotency-Key`, a retry of the same request within 24 hours returns the first response (with `Idempotent-Replayed: true`) and adds nothing.
          */
         post: operations["createPet"];
         delete?: never;
@@ -103,7 +103,14 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Identifies the request in the service's logs: the one sent, when it is a plain token, or a new one. */
+        "X-Request-Id": string;
+        /** @description The per-key quota (IETF httpapi RateLimit fields): requests `q` per window `w` seconds. Absent when rate limiting is off. */
+        "RateLimit-Policy": string;
+        /** @description What is left of the quota: `r` requests for the next `t` seconds. Absent when rate limiting is off. */
+        RateLimit: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -125,6 +132,9 @@ export interface operations {
             200: {
                 headers: {
                     Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -134,6 +144,9 @@ export interface operations {
             /** @description A query parameter is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -145,6 +158,21 @@ export interface operations {
                 headers: {
                     /** @description The RFC 6750 bearer challenge. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key; `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota allows another request. */
+                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -154,6 +182,9 @@ export interface operations {
             /** @description The server failed; the cause is logged, never sent. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -165,7 +196,10 @@ export interface operations {
     createPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same body, from the same API key, within 24 hours, adds the animal once. The same key with another body is refused (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -180,15 +214,22 @@ export interface operations {
                 headers: {
                     /** @description Address of the animal just added. */
                     Location: string;
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Body is missing required fields or holds invalid values. */
+            /** @description Body is missing required fields or holds invalid values, or the Idempotency-Key was used with another body. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -200,6 +241,7 @@ export interface operations {
                 headers: {
                     /** @description The RFC 6750 bearer challenge. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -209,6 +251,9 @@ export interface operations {
             /** @description Body larger than 64 KiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -218,6 +263,23 @@ export interface operations {
             /** @description Body not sent as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key; `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota allows another request. */
+                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -227,6 +289,9 @@ export interface operations {
             /** @description The server failed; the cause is logged, never sent. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -256,6 +321,9 @@ export interface operations {
                     Sunset: string;
                     /** @description RFC 8288 link to the operation that replaces this one (`rel="successor-version"`). */
                     Link: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -265,6 +333,9 @@ export interface operations {
             /** @description `petId` is not a positive integer. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -276,6 +347,7 @@ export interface operations {
                 headers: {
                     /** @description The RFC 6750 bearer challenge. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -285,6 +357,23 @@ export interface operations {
             /** @description The animal could not be found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key; `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    /** @description Seconds until the quota allows another request. */
+                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -294,6 +383,9 @@ export interface operations {
             /** @description The server failed; the cause is logged, never sent. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {

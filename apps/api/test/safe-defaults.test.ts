@@ -1,0 +1,121 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.js';
+import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { call, expectError, rawRequest } from './support/http.js';
+
+const logLines: Record<string, unknown>[] = [];
+let server: TestServer;
+beforeAll(async () => {
+  const collect = { write: (line: string) => logLines.push(JSON.parse(line) as Record<string, unknown>) };
+  server = await startTestServer({}, undefined, createLogger('info', collect));
+});
+afterAll(() => server.dispose());
+
+/** Sends bytes as they are, on a fresh connection, and returns what comes back. */
+const sendRaw = (bytes: string) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('end', () => {
+      resolve(answer);
+    });
+    socket.on('error', reject);
+    socket.end(bytes);
+  });
+
+describe('security headers', () => {
+  it.each(['/v1/pets', '/v1/nope', '/healthz', '/trpc/listPets', '/nope'])('are on %s', async (path) => {
+    const response = await call(server, path);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-powered-by')).toBeNull();
+  });
+
+  it('let the docs page run its own scripts and styles, and nothing from elsewhere', async () => {
+    const response = await fetch(`${server.url}/docs`);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('content-security-policy')).toBe(
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+    );
+  });
+});
+
+describe('request ids', () => {
+  it('are generated for every response', async () => {
+    const first = (await call(server, '/v1/pets')).headers.get('x-request-id');
+    const second = (await call(server, '/v1/pets', { key: null })).headers.get('x-request-id');
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first).not.toBe(second);
+  });
+
+  it('keep an id the client sent when it is a plain token, and replace any other', async () => {
+    expect((await call(server, '/v1/pets', { headers: { 'X-Request-Id': 'trace-42.a:b' } })).headers.get('x-request-id')).toBe('trace-42.a:b');
+    const replaced = (await call(server, '/v1/pets', { headers: { 'X-Request-Id': 'no spaces <allowed>' } })).headers.get('x-request-id');
+    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('are in the log line of every request, which never holds the key', async () => {
+    await call(server, '/v1/pets?limit=3', { headers: { 'X-Request-Id': 'logged-1' } });
+    await call(server, '/v1/pets', { key: 'pst_000000000000_wrong-key-in-a-log' });
+    const line = logLines.find((entry) => entry.reqId === 'logged-1');
+    expect(line).toMatchObject({ level: 30, req: { method: 'GET', url: '/v1/pets?limit=3' }, res: { statusCode: 200 } });
+    const everything = JSON.stringify(logLines);
+    expect(everything).not.toContain(server.apiKey);
+    expect(everything).not.toContain('wrong-key-in-a-log');
+    expect(everything).not.toMatch(/authorization/i);
+  });
+
+  it('reach the error lines too', async () => {
+    const broken = await startTestServer({}, undefined, createLogger('info', { write: (line: string) => logLines.push(JSON.parse(line) as Record<string, unknown>) }));
+    try {
+      await broken.db.close();
+      await expectError(await call(broken, '/v1/pets', { headers: { 'X-Request-Id': 'crash-1' } }), 500, 'INTERNAL_SERVER_ERROR');
+      expect(logLines.filter((entry) => entry.reqId === 'crash-1' && entry.level === 50).length).toBeGreaterThan(0);
+    } finally {
+      await broken.dispose();
+    }
+  });
+});
+
+describe('requests Node cannot parse', () => {
+  it.each([
+    ['a broken request line', 'NOT HTTP AT ALL\r\n\r\n'],
+    ['a control character in a header', `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\u0001b\r\n\r\n`],
+    ['headers over 16 KiB', `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
+  ])('get the Error body for %s', async (_, bytes) => {
+    const answer = await sendRaw(bytes);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/\r\nContent-Type: application\/json/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
+    expect(body).toEqual({ code: 'BAD_REQUEST', message: expect.any(String), status: 400 });
+  });
+});
+
+describe('shutdown', () => {
+  it('lets a request in flight finish, then stops', async () => {
+    const stopping = await startTestServer();
+    // One call first: the contract check then knows this server's document before it stops.
+    await call(stopping, '/v1/pets');
+    const body = JSON.stringify({ name: 'Last one', categoryId: 1 });
+    // The request starts, and its body is still on its way when shutdown begins.
+    const inFlight = rawRequest(stopping.url, {
+      path: '/v1/pets',
+      headers: { Authorization: `Bearer ${stopping.apiKey}`, 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+      chunks: [body.slice(0, 5), new Promise<string>((resolve) => {
+        setTimeout(() => {
+          resolve(body.slice(5));
+        }, 300);
+      })],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = stopping.dispose();
+    const answer = await inFlight;
+    expect(answer.status).toBe(201);
+    await closed;
+    await expect(fetch(`${stopping.url}/healthz`)).rejects.toThrow();
+  });
+});
