@@ -43,7 +43,8 @@ try {
   const started = async (kind: TargetKind) => {
     const file = join(folder, `${kind}.db`);
     copyDatabase(template, file);
-    return startTarget(kind, { PETSTORE_DB: file });
+    // A quota the load never reaches: the service pays for counting without refusing anything.
+    return startTarget(kind, { PETSTORE_DB: file, RATE_LIMIT_PER_MINUTE: '999999999' });
   };
   const service = await started('service');
   const peer = await started('express-peer');
