@@ -62,7 +62,11 @@ export interface ApiKeyRecord {
 export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt' | 'expiresAt'>;
 
 export interface ApiKeyRecords {
-  insert(key: NewApiKeyRecord): Promise<ApiKeyRecord>;
+  /**
+   * Inserts the key; undefined when a live key already has its name, which two instances starting
+   * at once on an empty database can both try.
+   */
+  insert(key: NewApiKeyRecord): Promise<ApiKeyRecord | undefined>;
   findByPublicId(publicId: string): Promise<ApiKeyRecord | undefined>;
   /** All keys, revoked ones included, by ascending id. */
   list(): Promise<ApiKeyRecord[]>;

@@ -1,16 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../db/database.js';
-import { openSqliteDatabase } from '../db/sqlite/open-sqlite-database.js';
+import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
 import { type ApiKeys, createApiKeys } from './api-keys.js';
 
-describe('API keys', () => {
+describe.each(ENGINES)('API keys on $name', (engine) => {
+  let opened: OpenedDatabase;
   let db: Database;
   let keys: ApiKeys;
-  beforeEach(() => {
-    db = openSqliteDatabase(':memory:');
+  beforeEach(async () => {
+    opened = await engine.open();
+    db = opened.db;
     keys = createApiKeys(db.apiKeys);
   });
-  afterEach(() => db.close());
+  afterEach(() => opened.dispose());
 
   it('authenticates a created key and stores only its hash', async () => {
     const { key, token } = await keys.create('ci');
@@ -38,6 +40,12 @@ describe('API keys', () => {
     expect(await keys.authenticate(byName.token)).toBeNull();
     expect(await keys.authenticate(byId.token)).toBeNull();
     expect(await keys.anyExist()).toBe(true);
+  });
+
+  it('creates one key of a name when several processes try at once', async () => {
+    const attempts = await Promise.allSettled(Array.from({ length: 5 }, () => createApiKeys(db.apiKeys).create('first')));
+    expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(1);
+    expect((await keys.list()).map((key) => key.name)).toEqual(['first']);
   });
 
   it('lets a revoked name be reused but not a live one', async () => {

@@ -32,6 +32,9 @@ export class ApiKeyError extends Error {
   override name = 'ApiKeyError';
 }
 
+const nameTaken = (name: string) =>
+  new ApiKeyError(`A live key named "${name}" already exists; revoke it or pick another name.`);
+
 const summarise = (key: ApiKeyRecord): ApiKeySummary => ({
   id: key.id,
   name: key.name,
@@ -57,12 +60,14 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
       const parsed = ApiKeyName.safeParse(name);
       if (!parsed.success) throw new ApiKeyError(`Key name ${parsed.error.issues[0]?.message}.`);
       if ((await live()).some((key) => key.name === name)) {
-        throw new ApiKeyError(`A live key named "${name}" already exists; revoke it or pick another name.`);
+        throw nameTaken(name);
       }
       const createdAt = now();
       if (expiresAt && expiresAt <= createdAt) throw new ApiKeyError('A key must expire in the future.');
       const { token, publicId, secretHash } = issueToken();
       const key = await records.insert({ name, publicId, secretHash, createdAt, expiresAt });
+      // Another process created a key of that name between the check above and the insert.
+      if (!key) throw nameTaken(name);
       return { key: summarise(key), token };
     },
 

@@ -35,6 +35,10 @@ describe('NewPet', () => {
     expect(issuesOf({ ...valid, name: 'Rex\uD800' })).toEqual(['must be well-formed Unicode']);
   });
 
+  it('refuses a name with a NUL character, which PostgreSQL cannot store', () => {
+    expect(issuesOf({ ...valid, name: 'Rex\u0000Tom' })).toEqual(['must not contain the NUL character']);
+  });
+
   it.each([
     ['a string', '5'],
     ['a boolean', true],

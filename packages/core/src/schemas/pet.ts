@@ -12,8 +12,9 @@ export const PET_NAME_MAX_CODE_POINTS = 255;
 
 /**
  * Trimmed, then 1..255 Unicode code points (JSON Schema's `maxLength` counts code points too,
- * while zod's `.max()` counts UTF-16 units, hence the refinement). Lone surrogates are refused:
- * they cannot be stored as UTF-8 without being replaced, and a name must come back as it was sent.
+ * while zod's `.max()` counts UTF-16 units, hence the refinement). Lone surrogates and NUL are
+ * refused: the first cannot be stored as UTF-8 without being replaced, PostgreSQL cannot store the
+ * second at all, and a name must come back as it was sent.
  */
 const PetName = z
   .string()
@@ -23,6 +24,7 @@ const PetName = z
     message: `must be at most ${PET_NAME_MAX_CODE_POINTS} characters`,
   })
   .refine((name) => name.isWellFormed(), { message: 'must be well-formed Unicode' })
+  .refine((name) => !name.includes('\u0000'), { message: 'must not contain the NUL character' })
   .meta({ description: "The animal's name.", maxLength: PET_NAME_MAX_CODE_POINTS });
 
 /**

@@ -19,11 +19,7 @@ export const createSqliteApiKeyRecords = (db: SqliteDrizzle): ApiKeyRecords => {
   const findByPublicId = queries.findByPublicId.prepare();
 
   return {
-    insert: async (key) => {
-      const [created] = db.insert(apiKeys).values(key).returning().all();
-      if (!created) throw new Error('INSERT … RETURNING returned no row');
-      return created;
-    },
+    insert: async (key) => db.insert(apiKeys).values(key).onConflictDoNothing().returning().all()[0],
     findByPublicId: async (publicId) => findByPublicId.get({ publicId }),
     list: async () => db.select().from(apiKeys).orderBy(asc(apiKeys.id)).all(),
     revoke: async (id, at) => queries.revoke(id, at).run().changes > 0,

@@ -1,0 +1,31 @@
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import type { ApiKeyRecords } from '../database.js';
+import type { PostgresDrizzle } from './open-postgres-database.js';
+import { apiKeys } from './schema.js';
+
+/** The queries behind API keys; the query-plan test checks each uses an index. */
+export const apiKeyQueries = (db: PostgresDrizzle) => ({
+  findByPublicId: db.select().from(apiKeys).where(eq(apiKeys.publicId, sql.placeholder('publicId'))),
+});
+
+export const createPostgresApiKeyRecords = (db: PostgresDrizzle): ApiKeyRecords => {
+  // Looked up on every authenticated request, so a named statement.
+  const findByPublicId = apiKeyQueries(db).findByPublicId.prepare('api_keys_find_by_public_id');
+
+  return {
+    insert: async (key) => (await db.insert(apiKeys).values(key).onConflictDoNothing().returning())[0],
+    findByPublicId: async (publicId) => (await findByPublicId.execute({ publicId }))[0],
+    list: () => db.select().from(apiKeys).orderBy(asc(apiKeys.id)),
+    revoke: async (id, at) => {
+      const revoked = await db
+        .update(apiKeys)
+        .set({ revokedAt: at })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .returning({ id: apiKeys.id });
+      return revoked.length > 0;
+    },
+    recordUse: async (id, at) => {
+      await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
+    },
+  };
+};

@@ -1,0 +1,64 @@
+import { fileURLToPath } from 'node:url';
+import { type NodePgDatabase, drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import type { Database } from '../database.js';
+import { createPostgresApiKeyRecords } from './api-key-records.js';
+import { createPostgresPetRecords } from './pet-records.js';
+import * as schema from './schema.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/postgres', import.meta.url));
+
+/** Any constant works; it only has to be the same in every instance of the service. */
+const MIGRATION_LOCK = 7_046_233_001;
+
+export type PostgresDrizzle = NodePgDatabase<typeof schema>;
+
+export interface PostgresOptions {
+  /** Connections per instance. */
+  poolSize?: number;
+  /**
+   * Told when an idle connection breaks (the server restarted or closed it); the pool opens a new
+   * one when next needed. Without a listener, Node would end the process on that error.
+   */
+  onConnectionError?: (error: Error) => void;
+}
+
+/**
+ * Connects a pool to `url` and brings the database to the latest migration. Several instances
+ * starting at once each take a session advisory lock first, so exactly one migrates and the others
+ * find the work done.
+ */
+export const openPostgresDatabase = async (
+  url: string,
+  { poolSize = 10, onConnectionError = () => undefined }: PostgresOptions = {},
+): Promise<Database> => {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  pool.on('error', onConnectionError);
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await migrate(drizzle({ client, schema }), { migrationsFolder: MIGRATIONS });
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } catch (error) {
+    client.release();
+    await pool.end();
+    throw error;
+  }
+  client.release();
+
+  const db = drizzle({ client: pool, schema });
+  return {
+    pets: createPostgresPetRecords(db),
+    apiKeys: createPostgresApiKeyRecords(db),
+    ping: async () => {
+      await pool.query('select 1');
+    },
+    close: async () => {
+      if (!pool.ended) await pool.end();
+    },
+  };
+};
