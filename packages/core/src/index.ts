@@ -9,3 +9,4 @@ export {
   type ProcedureMeta,
   type ResponseNotes,
 } from './trpc.js';
+export * from './idempotency/index.js';

@@ -2,6 +2,7 @@ import { TRPCError, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { Database } from './db/database.js';
+import type { IdempotencyLedger } from './idempotency/ledger.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
 import { toErrorBody } from './schemas/error.js';
 import type { ListPetsQuery } from './schemas/list-pets.js';
@@ -16,6 +17,8 @@ export interface ResponseNotes {
 
 export interface Context {
   db: Database;
+  /** Shared idempotency records (Redis) when several instances run; absent: in the database. */
+  ledger?: IdempotencyLedger | undefined;
   /** The key that authenticated the request; null when none or an invalid one was sent. */
   principal: ApiKeyPrincipal | null;
   /** The request's `Idempotency-Key` header, when the transport has one. */

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { PetRecords } from '../db/database.js';
+import { insertThroughLedger } from '../idempotency/insert-through-ledger.js';
+import type { IdempotencyLedger } from '../idempotency/ledger.js';
 import type { NewPet, Pet } from '../schemas/pet.js';
 
 /** How long an `Idempotency-Key` keeps its first response. */
@@ -17,6 +19,8 @@ export interface AddPetRequest {
   /** As the client sent it, if it sent one. */
   idempotencyKey?: string | undefined;
   now: Date;
+  /** Where idempotency records are shared between instances; absent: in the database. */
+  ledger?: IdempotencyLedger | undefined;
 }
 
 /**
@@ -26,7 +30,7 @@ export interface AddPetRequest {
  */
 export const addPet = async (
   records: PetRecords,
-  { pet, apiKeyId, idempotencyKey, now }: AddPetRequest,
+  { pet, apiKeyId, idempotencyKey, now, ledger }: AddPetRequest,
 ): Promise<{ pet: Pet; replayed: boolean }> => {
   if (idempotencyKey === undefined) return { pet: await records.insert(pet), replayed: false };
   const key = IdempotencyKey.safeParse(idempotencyKey);
@@ -35,7 +39,8 @@ export const addPet = async (
   // The validated input, whose key order is the schema's: equal requests hash equally.
   const fingerprint = createHash('sha256').update(JSON.stringify(pet)).digest('hex');
   const notBefore = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
-  const result = await records.insertOnce(pet, { apiKeyId, key: key.data, fingerprint, now, notBefore });
+  const once = { apiKeyId, key: key.data, fingerprint, now, notBefore };
+  const result = ledger ? await insertThroughLedger(records, ledger, pet, once) : await records.insertOnce(pet, once);
   if (result.outcome === 'mismatch') {
     throw new TRPCError({
       code: 'BAD_REQUEST',

@@ -1,7 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../db/database.js';
-import { openSqliteDatabase } from '../db/sqlite/open-sqlite-database.js';
+import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
 import { decodeCursor } from '../schemas/cursor.js';
 import { toErrorBody } from '../schemas/error.js';
 import { type Context, createCallerFactory } from '../trpc.js';
@@ -9,14 +8,14 @@ import { appRouter } from './index.js';
 
 const createCaller = createCallerFactory(appRouter);
 
-describe('pet procedures', () => {
-  let db: Database;
+describe.each(ENGINES)('pet procedures on $name', (engine) => {
+  let opened: OpenedDatabase;
   let ctx: Context;
-  beforeEach(() => {
-    db = openSqliteDatabase(':memory:');
-    ctx = { db, principal: { keyId: 1, name: 'test' }, response: {} };
+  beforeEach(async () => {
+    opened = await engine.open();
+    ctx = { db: opened.db, principal: { keyId: 1, name: 'test' }, response: {} };
   });
-  afterEach(() => db.close());
+  afterEach(() => opened.dispose());
 
   const errorOf = async (call: Promise<unknown>) => {
     const error = await call.then(() => undefined, (caught: unknown) => caught);

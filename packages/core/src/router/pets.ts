@@ -75,6 +75,7 @@ export const createPet = authedProcedure
       }),
       errorResponses: {
         400: 'Body is missing required fields or holds invalid values, or the Idempotency-Key was used with another body.',
+        409: 'A request with the same Idempotency-Key is still being processed; retry in a moment.',
         413: 'Body larger than 64 KiB.',
         415: 'Body not sent as application/json.',
         ...everyOperation,
@@ -89,6 +90,7 @@ export const createPet = authedProcedure
       apiKeyId: ctx.principal.keyId,
       idempotencyKey: ctx.idempotencyKey,
       now: new Date(),
+      ledger: ctx.ledger,
     });
     if (replayed) ctx.response.replayed = true;
     return pet;

@@ -1,0 +1,2 @@
+export type { IdempotencyLedger, LedgerEntry } from './ledger.js';
+export { createRedisIdempotencyLedger, type RedisCommands } from './redis-ledger.js';
