@@ -1,3 +1,30 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
 import shared from '../../vitest.shared.js';
 
-export default shared;
+/** Tests that do not touch storage; they run once, in the SQLite project. */
+const ENGINE_INDEPENDENT = ['src/openapi/**', 'src/testing/contract.test.ts', 'test/openapi-document.test.ts', 'test/docs-page.test.ts'];
+
+// The contract suite runs once per engine: on the embedded SQLite default, and on PostgreSQL with
+// Redis for shared state, as several instances run in production.
+export default mergeConfig(
+  shared,
+  defineConfig({
+    test: {
+      projects: [
+        {
+          extends: true,
+          // Several instances share a database only on PostgreSQL.
+          test: { name: 'sqlite', env: { PETSTORE_TEST_ENGINE: 'sqlite' }, exclude: ['test/multi-instance.test.ts', '**/node_modules/**'] },
+        },
+        {
+          extends: true,
+          test: {
+            name: 'postgres',
+            env: { PETSTORE_TEST_ENGINE: 'postgres' },
+            exclude: [...ENGINE_INDEPENDENT, '**/node_modules/**'],
+          },
+        },
+      ],
+    },
+  }),
+);

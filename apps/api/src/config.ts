@@ -14,6 +14,11 @@ const Environment = z.object({
   PORT: setting(Port.default(3000)),
   HOST: setting(z.string().default('127.0.0.1')),
   PETSTORE_DB: setting(z.string().default('./data/petstore.db')),
+  DATABASE_URL: setting(
+    z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+  ),
+  REDIS_URL: setting(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional()),
+  REDIS_KEY_PREFIX: setting(z.string().default('petstore:')),
   PUBLIC_BASE_URL: setting(z.url().default('http://localhost:3000/v1')),
   STAGING_BASE_URL: setting(z.url().optional()),
   RATE_LIMIT_PER_MINUTE: setting(
@@ -31,8 +36,14 @@ const Environment = z.object({
 export interface Config {
   port: number;
   host: string;
-  /** SQLite file, or `:memory:`. */
+  /** SQLite file, or `:memory:`; used when there is no databaseUrl. */
   databaseFile: string;
+  /** PostgreSQL, shared by every instance; unset: the SQLite file. */
+  databaseUrl: string | undefined;
+  /** Redis for the state instances share (rate limits, idempotency records); unset: in process. */
+  redisUrl: string | undefined;
+  /** Starts every key the service writes in Redis, so deployments can share one Redis. */
+  redisKeyPrefix: string;
   publicBaseUrl: string;
   stagingBaseUrl: string | undefined;
   /** Requests per API key per minute; 0 turns rate limiting off. */
@@ -56,6 +67,9 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     port: settings.PORT,
     host: settings.HOST,
     databaseFile: settings.PETSTORE_DB,
+    databaseUrl: settings.DATABASE_URL,
+    redisUrl: settings.REDIS_URL,
+    redisKeyPrefix: settings.REDIS_KEY_PREFIX,
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     stagingBaseUrl: settings.STAGING_BASE_URL,
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,

@@ -1,11 +1,11 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Database, createApiKeys, openSqliteDatabase } from '@petstore/core';
+import { ApiKeyError, type ApiKeys, type Database } from '@petstore/core';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { answerMalformedRequest } from './http/malformed-request.js';
-import { createQuota } from './http/rate-limit.js';
 import type { Config } from './config.js';
+import { openState } from './state.js';
 
 export interface RunningServer {
   /** Base address, e.g. `http://127.0.0.1:3000`. */
@@ -14,12 +14,26 @@ export interface RunningServer {
   db: Database;
   /** Set when the database had no key at all and the server just created one. */
   firstApiKey: string | undefined;
-  /** Stops accepting connections, lets requests in flight finish, then closes the database. */
+  /** Stops accepting connections, lets requests in flight finish, then closes the stores. */
   close(): Promise<void>;
 }
 
 /** How long requests in flight may take to finish once shutdown begins. */
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Only a database that never had a key gets one: revoking every key must not be undone here. Of
+ * instances starting together on an empty database, one creates it and the others see the name taken.
+ */
+const createFirstKey = async (apiKeys: ApiKeys): Promise<string | undefined> => {
+  if (await apiKeys.anyExist()) return undefined;
+  try {
+    return (await apiKeys.create('default')).token;
+  } catch (error) {
+    if (error instanceof ApiKeyError) return undefined;
+    throw error;
+  }
+};
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<void>((resolve, reject) => {
@@ -44,13 +58,10 @@ const stop = (server: Server) =>
   });
 
 export const startServer = async (config: Config, logger: Logger): Promise<RunningServer> => {
-  const db = openSqliteDatabase(config.databaseFile);
-  const apiKeys = createApiKeys(db.apiKeys);
-  // Only a database that never had a key gets one: revoking every key must not be undone here.
-  const firstApiKey = (await apiKeys.anyExist()) ? undefined : (await apiKeys.create('default')).token;
+  const state = await openState(config, logger);
+  const firstApiKey = await createFirstKey(state.apiKeys);
 
-  const quota = createQuota(config.rateLimitPerMinute);
-  const server = createServer(createApp({ db, apiKeys, logger, servers: config, quota }));
+  const server = createServer(createApp({ state, logger, servers: config }));
   server.on('clientError', answerMalformedRequest);
   // A client gets 10 s to send its headers and 30 s for the whole request: a slow sender cannot
   // hold a connection (and its memory) for the five minutes Node allows by default.
@@ -59,7 +70,7 @@ export const startServer = async (config: Config, logger: Logger): Promise<Runni
   try {
     await listen(server, config.port, config.host);
   } catch (error) {
-    await db.close();
+    await state.close();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -67,11 +78,11 @@ export const startServer = async (config: Config, logger: Logger): Promise<Runni
   return {
     url: `http://${host}:${port}`,
     port,
-    db,
+    db: state.db,
     firstApiKey,
     close: async () => {
       await stop(server);
-      await db.close();
+      await state.close();
     },
   };
 };

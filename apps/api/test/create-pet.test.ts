@@ -42,7 +42,7 @@ describe('createPet', () => {
   });
 
   it('keeps any Unicode name of up to 255 code points as sent', async () => {
-    for (const name of ['🐕'.repeat(255), 'Ünïcødé 名前 🐈‍⬛', 'a'.repeat(255), 'x\u0000y']) {
+    for (const name of ['🐕'.repeat(255), 'Ünïcødé 名前 🐈‍⬛', 'a'.repeat(255), 'tab\tand\u200bzero-width']) {
       const response = await post({ name, categoryId: 1 });
       expect(response.status).toBe(201);
       expect(((await response.json()) as Pet).name).toBe(name);
@@ -80,6 +80,7 @@ describe('createPet refuses bad input and stores nothing', () => {
     ['a blank name', { name: '  \n ', categoryId: 1 }, 'name'],
     ['a name of 256 code points', { name: '🐕'.repeat(256), categoryId: 1 }, 'name'],
     ['a name with a lone surrogate', { name: 'Rex\uD83D', categoryId: 1 }, 'name'],
+    ['a name with a NUL character', { name: 'Rex\u0000', categoryId: 1 }, 'name'],
     ['a number as name', { name: 42, categoryId: 1 }, 'name'],
     ['categoryId as a string', { name: 'Rex', categoryId: '5' }, 'categoryId'],
     ['categoryId as a boolean', { name: 'Rex', categoryId: true }, 'categoryId'],

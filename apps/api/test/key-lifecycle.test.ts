@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.dispose());
 
-const keysCli = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, { PETSTORE_DB: server.databaseFile }));
+const keysCli = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, server.storageEnv));
 
 describe('key lifecycle', () => {
   it('refuses a key the moment it expires, in a server that is already running', async () => {

@@ -1,30 +1,24 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { readConfig, startServer } from '../src/index.js';
+import { type TestStorage, createTestStorage } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 import { REPO_ROOT, collect, spawnEntry } from './support/processes.js';
 
-let folder: string;
-let database: string;
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), 'petstore-keys-'));
-  database = join(folder, 'petstore.db');
+let storage: TestStorage;
+beforeEach(async () => {
+  storage = await createTestStorage();
 });
-afterEach(() => {
-  rmSync(folder, { recursive: true, force: true });
-});
+afterEach(() => storage.dispose());
 
-const keys = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, { PETSTORE_DB: database }));
+const keys = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, storage.env));
 
 describe('the keys CLI', () => {
   it('is scriptable from the repository root: the key alone on the last line', async () => {
     const shell = spawn('sh', ['-c', 'pnpm --silent keys create ci | tail -1'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, PETSTORE_DB: database },
+      env: { ...process.env, ...storage.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const { code, stdout } = await collect(shell);
@@ -38,7 +32,7 @@ describe('the keys CLI', () => {
     const token = created.stdout.trimEnd().split('\n').at(-1) ?? '';
     expect(token).toMatch(/^pst_/);
 
-    const running = await startServer(readConfig({ PORT: '0', PETSTORE_DB: database }), pino({ level: 'silent' }));
+    const running = await startServer(readConfig({ PORT: '0', ...storage.env }), pino({ level: 'silent' }));
     try {
       // The database already had a key, so the server created none of its own.
       expect(running.firstApiKey).toBeUndefined();

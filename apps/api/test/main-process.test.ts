@@ -1,23 +1,31 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_ENGINE, type TestStorage, createTestStorage } from '../src/testing/index.js';
 import { call } from './support/http.js';
 import { collect, spawnEntry, waitForOutput } from './support/processes.js';
 
 let folder: string;
-beforeEach(() => {
+let storage: TestStorage;
+beforeEach(async () => {
   folder = mkdtempSync(join(tmpdir(), 'petstore-main-'));
+  storage = await createTestStorage();
 });
-afterEach(() => {
+afterEach(async () => {
   rmSync(folder, { recursive: true, force: true });
+  await storage.dispose();
 });
+
+/** On SQLite, a file in a folder that does not exist yet: the service must create both. */
+const nestedSqliteFile = () => join(folder, 'data', 'petstore.db');
+const storageEnv = () => (TEST_ENGINE === 'sqlite' ? { PETSTORE_DB: nestedSqliteFile() } : storage.env);
 
 const LISTENING = /"msg":"Petstore is listening"/;
 
 /** Starts `src/main.ts` as `pnpm dev` would, on any free port, inside the temporary folder. */
 const startMain = async (env: NodeJS.ProcessEnv = {}) => {
-  const child = spawnEntry('src/main.ts', [], { PORT: '0', PETSTORE_DB: join(folder, 'data', 'petstore.db'), ...env });
+  const child = spawnEntry('src/main.ts', [], { PORT: '0', ...storageEnv(), ...env });
   const printed = await waitForOutput(child, LISTENING);
   const port = /"port":(\d+)/.exec(printed)?.[1];
   const key = /^ {2}(pst_\S+)$/m.exec(printed)?.[1];
@@ -30,8 +38,9 @@ const startMain = async (env: NodeJS.ProcessEnv = {}) => {
 };
 
 describe('the service process', () => {
-  it('creates its database folder, prints a first key once, and keeps data across a restart', async () => {
+  it('creates its database, prints a first key once, and keeps data across a restart', async () => {
     const first = await startMain();
+    if (TEST_ENGINE === 'sqlite') expect(existsSync(nestedSqliteFile())).toBe(true);
     expect(first.printed).toMatch(/first API key/);
     expect(first.key).toMatch(/^pst_/);
     const server = { url: first.url, apiKey: first.key ?? '' };

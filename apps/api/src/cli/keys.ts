@@ -1,4 +1,4 @@
-import { ApiKeyError, type ApiKeySummary, createApiKeys, openSqliteDatabase } from '@petstore/core';
+import { ApiKeyError, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
 import { ConfigError, readConfig } from '../config.js';
 
 const USAGE = `Usage:
@@ -7,7 +7,8 @@ const USAGE = `Usage:
                                   the key itself is printed alone on the last line
   pnpm keys list                  list keys, with their expiry and last use (never their secrets)
   pnpm keys revoke <name-or-id>   revoke a key; servers refuse it at once
-The database is PETSTORE_DB (default ./data/petstore.db), as for the server.`;
+The database is the server's: DATABASE_URL (PostgreSQL) when set, else PETSTORE_DB (SQLite,
+default ./data/petstore.db).`;
 
 class UsageError extends Error {}
 
@@ -52,7 +53,7 @@ const run = async (args: string[]): Promise<string[]> => {
     rest.splice(0, 2);
   }
   const config = readConfig();
-  const db = openSqliteDatabase(config.databaseFile);
+  const db = await openDatabase({ url: config.databaseUrl, sqliteFile: config.databaseFile, poolSize: 1 });
   const keys = createApiKeys(db.apiKeys);
   try {
     switch (command) {

@@ -1,10 +1,9 @@
-import type { Database } from '@petstore/core';
 import express, { type Router } from 'express';
 import { methodNotAllowed } from './fallbacks.js';
 import { sendError } from './send-error.js';
 
-/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers too). */
-export const healthRoutes = (db: Database): Router => {
+/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: its stores answer too). */
+export const healthRoutes = (ready: () => Promise<void>): Router => {
   const routes = express.Router();
   routes
     .route('/healthz')
@@ -16,11 +15,11 @@ export const healthRoutes = (db: Database): Router => {
     .route('/readyz')
     .get(async (req, res) => {
       try {
-        await db.ping();
+        await ready();
         res.json({ status: 'ok' });
       } catch (error) {
         req.log.warn({ err: error }, 'readiness check failed');
-        sendError(res, 'SERVICE_UNAVAILABLE', 'The database is not answering.');
+        sendError(res, 'SERVICE_UNAVAILABLE', 'A store the service depends on is not answering.');
       }
     })
     .all(methodNotAllowed(['GET', 'HEAD']));

@@ -1,4 +1,5 @@
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 const WINDOW_SECONDS = 60;
 const POLICY_NAME = 'per-key';
@@ -14,12 +15,13 @@ export type Quota = (keyId: number) => Promise<QuotaDecision>;
 const secondsUntil = (result: RateLimiterRes) => Math.max(1, Math.ceil(result.msBeforeNext / 1000));
 
 /**
- * Requests per API key per minute, counted by rate-limiter-flexible: in this process by default,
- * or in `store` when several instances must share the count. Undefined when the limit is 0 (off).
+ * Requests per API key per minute, counted by rate-limiter-flexible: in this process, or in Redis
+ * when several instances must share the count. Undefined when the limit is 0 (off).
  */
-export const createQuota = (perMinute: number, store?: RateLimiterAbstract): Quota | undefined => {
+export const createQuota = (perMinute: number, redis?: Redis, keyPrefix = 'petstore:rate'): Quota | undefined => {
   if (perMinute === 0) return undefined;
-  const limiter = store ?? new RateLimiterMemory({ points: perMinute, duration: WINDOW_SECONDS });
+  const options = { points: perMinute, duration: WINDOW_SECONDS, keyPrefix };
+  const limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis }) : new RateLimiterMemory(options);
   const policy = `"${POLICY_NAME}";q=${perMinute};w=${WINDOW_SECONDS}`;
   const headersFor = (result: RateLimiterRes) => ({
     'RateLimit-Policy': policy,

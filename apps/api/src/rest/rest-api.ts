@@ -1,10 +1,11 @@
-import { type ApiKeys, type Context, type Database, appRouter } from '@petstore/core';
+import { type Context, appRouter } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Request, RequestHandler, Response } from 'express';
 import { authenticate, refuseKey } from '../auth/bearer.js';
 import { readJsonBody } from '../http/json-body.js';
-import { type Quota, tooManyRequestsMessage } from '../http/rate-limit.js';
+import { tooManyRequestsMessage } from '../http/rate-limit.js';
 import { sendError, sendErrorFor } from '../http/send-error.js';
+import type { ServiceState } from '../state.js';
 import { METHODS_WITH_BODY, type RestOperation, restOperations } from './operations.js';
 import { queryInput } from './query-input.js';
 import { REST_PREFIX, successResponder } from './response-headers.js';
@@ -13,10 +14,7 @@ import { compileRoutes, matchRoute } from './routes.js';
 const DOCUMENT_PATH = `${REST_PREFIX}/openapi.json`;
 
 export interface RestApiDependencies {
-  db: Database;
-  apiKeys: ApiKeys;
-  /** Requests per API key; undefined when rate limiting is off. */
-  quota: Quota | undefined;
+  state: ServiceState;
   /** The OpenAPI document, already serialised. */
   openApiJson: string;
 }
@@ -31,7 +29,8 @@ const isRestPath = (url: string) =>
  * quota, its input, its procedure and its JSON. The order of checks is the contract's: the key
  * first, then the quota, the path and method, then the body.
  */
-export const createRestApi = ({ db, apiKeys, quota, openApiJson }: RestApiDependencies): RequestHandler => {
+export const createRestApi = ({ state, openApiJson }: RestApiDependencies): RequestHandler => {
+  const { db, apiKeys, quota, ledger } = state;
   const operations = restOperations(appRouter);
   const routes = compileRoutes(operations);
   const responders = new Map(operations.map((operation) => [operation, successResponder(operation, operations)]));
@@ -105,6 +104,7 @@ export const createRestApi = ({ db, apiKeys, quota, openApiJson }: RestApiDepend
     const idempotencyKey = req.headers['idempotency-key'];
     const ctx: Context = {
       db,
+      ledger,
       principal,
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey,
       response: {},

@@ -1,26 +1,20 @@
-import { type ApiKeys, type Context, type Database, appRouter } from '@petstore/core';
+import { type Context, appRouter } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { RequestHandler } from 'express';
 import { BEARER_CHALLENGE, authenticate } from '../auth/bearer.js';
 import { methodNotAllowed } from '../http/fallbacks.js';
 import { BODY_LIMIT_BYTES } from '../http/json-body.js';
-import { type Quota, tooManyRequestsMessage } from '../http/rate-limit.js';
+import { tooManyRequestsMessage } from '../http/rate-limit.js';
 import { restOperations } from '../rest/operations.js';
 import { nextPageLink } from '../rest/response-headers.js';
-
-export interface TrpcEndpointDependencies {
-  db: Database;
-  apiKeys: ApiKeys;
-  /** Requests per API key, shared with REST; undefined when rate limiting is off. */
-  quota: Quota | undefined;
-}
+import type { ServiceState } from '../state.js';
 
 /** tRPC speaks GET (queries) and POST (mutations); it would answer anything else in plain text. */
 const onlyGetAndPost = methodNotAllowed(['GET', 'POST']);
 
 /** The same procedures for typed clients, in tRPC's own wire format. */
-export const createTrpcEndpoint = ({ db, apiKeys, quota }: TrpcEndpointDependencies): RequestHandler[] => {
+export const createTrpcEndpoint = ({ db, apiKeys, quota, ledger }: ServiceState): RequestHandler[] => {
   const operations = new Map(restOperations(appRouter).map((operation) => [operation.procedure, operation]));
 
   const trpc = createExpressMiddleware({
@@ -34,7 +28,7 @@ export const createTrpcEndpoint = ({ db, apiKeys, quota }: TrpcEndpointDependenc
         for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
         if (!decision.allowed) throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: tooManyRequestsMessage(decision) });
       }
-      return { db, principal, response: {} };
+      return { db, ledger, principal, response: {} };
     },
     responseMeta: ({ ctx, info, errors }) => {
       if (errors.length > 0) {

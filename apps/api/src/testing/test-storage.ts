@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createScratchPostgresDatabase } from '@petstore/core/testing';
+
+/**
+ * The engine the contract suite runs on: each vitest project sets its own (see vitest.config.ts).
+ * On PostgreSQL the service also keeps its shared state in Redis, as several instances would.
+ */
+export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.PETSTORE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+const TEST_REDIS_URL = process.env.PETSTORE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TestStorage {
+  /** The variables that point a server or a CLI at this storage. */
+  env: Record<string, string>;
+  /** Deletes the database (and forgets the Redis prefix). */
+  dispose(): Promise<void>;
+}
+
+/** Fresh storage no other test or run can see: a temporary SQLite file, or a new database. */
+export const createTestStorage = async (): Promise<TestStorage> => {
+  if (TEST_ENGINE === 'postgres') {
+    const scratch = await createScratchPostgresDatabase();
+    return {
+      env: { DATABASE_URL: scratch.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:` },
+      dispose: () => scratch.drop(),
+    };
+  }
+  const folder = mkdtempSync(join(tmpdir(), 'petstore-test-'));
+  return {
+    env: { PETSTORE_DB: join(folder, 'petstore.db') },
+    dispose: async () => {
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+};

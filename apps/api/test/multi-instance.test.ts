@@ -1,0 +1,125 @@
+import type { Pet } from '@petstore/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { call, expectError } from './support/http.js';
+import { collect, spawnEntry, waitForOutput } from './support/processes.js';
+
+// Two service processes on one PostgreSQL and one Redis, as behind a load balancer.
+// (This file runs in the PostgreSQL project only; see vitest.config.ts.)
+const LIMIT_PER_MINUTE = 200;
+
+interface Instance {
+  url: string;
+  printedKey: string | undefined;
+  stop(): Promise<number | null>;
+}
+
+let storage: TestStorage;
+let instances: Instance[];
+let key: string;
+
+const startInstance = async (): Promise<Instance> => {
+  const child = spawnEntry('src/main.ts', [], { PORT: '0', RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE), ...storage.env });
+  const printed = await waitForOutput(child, /"msg":"Petstore is listening"/);
+  const exited = collect(child);
+  return {
+    url: `http://127.0.0.1:${/"port":(\d+)/.exec(printed)?.[1] ?? ''}`,
+    printedKey: /^ {2}(pst_\S+)$/m.exec(printed)?.[1],
+    stop: async () => {
+      child.kill('SIGTERM');
+      return (await exited).code;
+    },
+  };
+};
+
+const keysCli = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, storage.env));
+const on = (index: number, apiKey = key) => ({ url: instances[index % instances.length]?.url ?? '', apiKey });
+const figures: Record<string, number> = {};
+
+beforeAll(async () => {
+  storage = await createTestStorage();
+  // Started together on an empty database: migrations run once, and one of them creates the key.
+  instances = await Promise.all([startInstance(), startInstance()]);
+  const printed = instances.map((instance) => instance.printedKey).filter((printedKey) => printedKey !== undefined);
+  expect(printed).toHaveLength(1);
+  key = printed[0] ?? '';
+}, 60_000);
+
+afterAll(async () => {
+  const codes = await Promise.all(instances.map((instance) => instance.stop()));
+  expect(codes).toEqual([0, 0]);
+  await storage.dispose();
+  console.log(`multi-instance: ${JSON.stringify(figures)}`);
+});
+
+describe('two instances on one PostgreSQL and one Redis', () => {
+  it('give unique ids to animals created on both at once', async () => {
+    const created = await Promise.all(
+      Array.from({ length: 100 }, async (_, index) => {
+        const response = await call(on(index), '/v1/pets', { method: 'POST', json: { name: `shared ${index}`, categoryId: 1 } });
+        return ((await response.json()) as Pet).id;
+      }),
+    );
+    expect(new Set(created).size).toBe(100);
+    figures.createdOnBoth = created.length;
+  });
+
+  it('walk the pages alternately, with inserts on both meanwhile, without a gap or a repeat', async () => {
+    const before = ((await (await call(on(0), '/v1/pets?limit=100')).json()) as Pet[]).map((pet) => pet.id);
+    const added: number[] = [];
+    const seen: number[] = [];
+    let next: string | undefined = '/v1/pets?limit=7';
+    for (let page = 0; next; page++) {
+      const response = await call(on(page), next);
+      seen.push(...((await response.json()) as Pet[]).map((pet) => pet.id));
+      next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+      const insert = await call(on(page + 1), '/v1/pets', { method: 'POST', json: { name: `during ${page}`, categoryId: 2 } });
+      added.push(((await insert.json()) as Pet).id);
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    for (const id of [...before, ...added.slice(0, -1)]) expect(seen).toContain(id);
+    figures.walkedPages = Math.ceil(seen.length / 7);
+    figures.walkedAnimals = seen.length;
+  });
+
+  it('answer an idempotent retry sent to the other instance with the original response', async () => {
+    const headers = { 'Idempotency-Key': 'across-instances' };
+    const first = await call(on(0), '/v1/pets', { method: 'POST', json: { name: 'Once', categoryId: 3 }, headers });
+    const retry = await call(on(1), '/v1/pets', { method: 'POST', json: { name: 'Once', categoryId: 3 }, headers });
+    expect([first.status, retry.status]).toEqual([201, 201]);
+    expect(await retry.json()).toEqual(await first.json());
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        call(on(index), '/v1/pets', { method: 'POST', json: { name: 'Race', categoryId: 3 }, headers: { 'Idempotency-Key': 'race' } }),
+      ),
+    );
+    const ids = new Set(await Promise.all(racing.map(async (response) => ((await response.json()) as Pet).id)));
+    expect(ids.size).toBe(1);
+    figures.idempotentRaceRequests = racing.length;
+  });
+
+  it('refuse, on both, a key revoked through one', async () => {
+    const created = await keysCli('create', 'short-lived');
+    const shortLived = created.stdout.trimEnd().split('\n').at(-1) ?? '';
+    expect((await call(on(0, shortLived), '/v1/pets')).status).toBe(200);
+    expect((await call(on(1, shortLived), '/v1/pets')).status).toBe(200);
+    expect((await keysCli('revoke', 'short-lived')).code).toBe(0);
+    await expectError(await call(on(0, shortLived), '/v1/pets'), 401, 'UNAUTHORIZED');
+    await expectError(await call(on(1, shortLived), '/v1/pets'), 401, 'UNAUTHORIZED');
+  });
+
+  it('enforce one rate limit across both', async () => {
+    const created = await keysCli('create', 'metered');
+    const metered = created.stdout.trimEnd().split('\n').at(-1) ?? '';
+    const statuses: number[] = [];
+    for (let request = 0; request < LIMIT_PER_MINUTE + 2; request++) {
+      statuses.push((await call(on(request, metered), '/v1/pets?limit=1')).status);
+    }
+    expect(statuses.slice(0, LIMIT_PER_MINUTE).every((status) => status === 200)).toBe(true);
+    expect(statuses.slice(LIMIT_PER_MINUTE)).toEqual([429, 429]);
+    figures.acceptedBeforeLimit = statuses.filter((status) => status === 200).length;
+  });
+});
