@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { readConfig, startServer } from '../src/index.js';
 import { type TestStorage, createTestStorage } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
-import { REPO_ROOT, collect, spawnEntry } from './support/processes.js';
+import { REPO_ROOT, collect, spawnCommand, spawnEntry } from './support/processes.js';
 
 let storage: TestStorage;
 beforeEach(async () => {
@@ -16,11 +15,7 @@ const keys = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, 
 
 describe('the keys CLI', () => {
   it('is scriptable from the repository root: the key alone on the last line', async () => {
-    const shell = spawn('sh', ['-c', 'pnpm --silent keys create ci | tail -1'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...storage.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const shell = spawnCommand('sh', ['-c', 'pnpm --silent keys create ci | tail -1'], storage.env, REPO_ROOT);
     const { code, stdout } = await collect(shell);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^pst_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n$/);

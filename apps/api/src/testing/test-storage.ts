@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScratchPostgresDatabase } from '@petstore/core/testing';
+import { TEST_REDIS_URL, createScratchPostgresDatabase, createScratchRedisPrefix } from '@petstore/core/testing';
 
 /**
  * The engine the contract suite runs on: each vitest project sets its own (see vitest.config.ts).
@@ -10,12 +9,10 @@ import { createScratchPostgresDatabase } from '@petstore/core/testing';
  */
 export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.PETSTORE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
-const TEST_REDIS_URL = process.env.PETSTORE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 export interface TestStorage {
   /** The variables that point a server or a CLI at this storage. */
   env: Record<string, string>;
-  /** Deletes the database (and forgets the Redis prefix). */
+  /** Deletes the database, and on PostgreSQL what the service wrote to Redis. */
   dispose(): Promise<void>;
 }
 
@@ -23,9 +20,13 @@ export interface TestStorage {
 export const createTestStorage = async (): Promise<TestStorage> => {
   if (TEST_ENGINE === 'postgres') {
     const scratch = await createScratchPostgresDatabase();
+    const redis = createScratchRedisPrefix();
     return {
-      env: { DATABASE_URL: scratch.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:` },
-      dispose: () => scratch.drop(),
+      env: { DATABASE_URL: scratch.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redis.prefix },
+      dispose: async () => {
+        await scratch.drop();
+        await redis.drop();
+      },
     };
   }
   const folder = mkdtempSync(join(tmpdir(), 'petstore-test-'));

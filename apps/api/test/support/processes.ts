@@ -6,8 +6,13 @@ import type { Readable } from 'node:stream';
 export const API_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 
-export const spawnCommand = (command: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
-  spawn(command, args, { cwd: API_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+// A child gets its storage from the test alone, never from the shell that started the tests.
+const STORAGE_VARIABLES = ['PETSTORE_DB', 'DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX'];
+const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !STORAGE_VARIABLES.includes(name)));
+const childEnvironment = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...inherited, ...env });
+
+export const spawnCommand = (command: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = API_ROOT) =>
+  spawn(command, args, { cwd, env: childEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** Runs one of the service's TypeScript entry points the way `pnpm dev` and `pnpm keys` do. */
 export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv) =>

@@ -7,13 +7,19 @@ import type { IdempotencyLedger } from '../idempotency/ledger.js';
 import { createRedisIdempotencyLedger } from '../idempotency/redis-ledger.js';
 import type { NewPet } from '../schemas/pet.js';
 import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
+import { TEST_REDIS_URL, createScratchRedisPrefix } from '../testing/scratch-redis.js';
 import { IDEMPOTENCY_WINDOW_MS, addPet } from './add-pet.js';
 
 const rex: NewPet = { name: 'Rex', categoryId: 1, status: 'available' };
 const start = new Date('2030-01-01T00:00:00Z');
 
-const redis = new Redis(process.env.PETSTORE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true });
-afterAll(() => redis.quit());
+const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true });
+const scratchRedis = createScratchRedisPrefix();
+afterAll(async () => {
+  await scratchRedis.drop();
+  await redis.quit();
+});
+const ownPrefix = () => `${scratchRedis.prefix}${randomBytes(6).toString('hex')}:`;
 
 // Idempotency records in the database's own transaction, or in Redis for several instances.
 const VARIANTS = ENGINES.flatMap((engine) => [
@@ -22,7 +28,7 @@ const VARIANTS = ENGINES.flatMap((engine) => [
     name: `${engine.name}, records in Redis`,
     engine,
     // A prefix of its own per test: runs and tests never see each other's records.
-    ledger: (): IdempotencyLedger => createRedisIdempotencyLedger(redis, `test:${randomBytes(6).toString('hex')}:`),
+    ledger: (): IdempotencyLedger => createRedisIdempotencyLedger(redis, ownPrefix()),
   },
 ]);
 
@@ -93,7 +99,7 @@ describe.each(VARIANTS)('addPet on $name', ({ engine, ledger: ledgerFor }) => {
   });
 
   it.runIf(ledgerFor() !== undefined)('keeps a Redis record for 24 hours', async () => {
-    const prefix = `test:${randomBytes(6).toString('hex')}:`;
+    const prefix = ownPrefix();
     const own = createRedisIdempotencyLedger(redis, prefix);
     await addPet(db.pets, { pet: rex, apiKeyId: 1, idempotencyKey: 'ttl-check', now: start, ledger: own });
     const ttl = await redis.pttl(`${prefix}1:ttl-check`);
