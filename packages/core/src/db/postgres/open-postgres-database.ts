@@ -33,7 +33,9 @@ export const openPostgresDatabase = async (
   url: string,
   { poolSize = 10, onConnectionError = () => undefined }: PostgresOptions = {},
 ): Promise<Database> => {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // A request waits at most 5 s for a connection: an unreachable server or a drained pool then
+  // fails the request (and /readyz) instead of holding it open forever, pg's default.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
   pool.on('error', onConnectionError);
   const client = await pool.connect();
   try {
