@@ -2,7 +2,13 @@ import { defineConfig, mergeConfig } from 'vitest/config';
 import shared from '../../vitest.shared.js';
 
 /** Tests that do not touch storage; they run once, in the SQLite project. */
-const ENGINE_INDEPENDENT = ['src/openapi/**', 'src/testing/contract.test.ts', 'test/openapi-document.test.ts', 'test/docs-page.test.ts'];
+const ENGINE_INDEPENDENT = [
+  'src/openapi/**',
+  'src/testing/contract.test.ts',
+  'test/openapi-document.test.ts',
+  'test/docs-page.test.ts',
+  'test/deployment-files.test.ts',
+];
 
 // The contract suite runs once per engine: on the embedded SQLite default, and on PostgreSQL with
 // Redis for shared state, as several instances run in production.

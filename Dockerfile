@@ -1,0 +1,22 @@
+# The service as one image: `docker build -t petstore .`, run by docker-compose.yml.
+
+FROM node:20-bookworm-slim AS build
+# better-sqlite3 compiles from source when no prebuilt binary can be fetched.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+RUN npm install --global pnpm@10.34.9
+WORKDIR /src
+COPY . .
+RUN pnpm install --frozen-lockfile \
+ && pnpm --filter @petstore/api... build \
+ && pnpm --filter @petstore/api deploy --prod --legacy /service
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 PETSTORE_DB=/data/petstore.db
+WORKDIR /service
+COPY --from=build /service .
+RUN mkdir /data && chown node:node /data
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+# The same command as `pnpm start` (apps/api/package.json); a test keeps the two equal.
+CMD ["node", "--max-old-space-size=128", "dist/main.js"]

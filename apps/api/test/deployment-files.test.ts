@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { readConfig } from '../src/config.js';
+import { API_ROOT, REPO_ROOT } from './support/processes.js';
+
+// What can be checked of the production files without a Docker engine: that they parse, agree
+// with each other, and start the service the way the README and `pnpm start` do.
+const read = (...path: string[]) => readFileSync(join(REPO_ROOT, ...path), 'utf8');
+
+interface ComposeService {
+  build?: string;
+  image?: string;
+  environment?: Record<string, string>;
+  volumes?: string[];
+  ports?: string[];
+}
+const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> };
+const dockerfile = read('Dockerfile');
+const startScript = (JSON.parse(readFileSync(join(API_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+
+const instruction = (name: string) =>
+  dockerfile
+    .split('\n')
+    .filter((line) => line.startsWith(`${name} `))
+    .map((line) => line.slice(name.length + 1).trim());
+
+describe('the Dockerfile', () => {
+  it('starts the service with the command pnpm start runs, which the README gives', () => {
+    const cmd = instruction('CMD').at(-1) ?? '';
+    expect((JSON.parse(cmd) as string[]).join(' ')).toBe(startScript);
+    expect(read('README.md')).toContain(startScript);
+  });
+
+  it('builds on Node 20 and listens where it says', () => {
+    expect(instruction('FROM').every((from) => from.startsWith('node:20'))).toBe(true);
+    expect(instruction('ENV').join(' ')).toMatch(/PORT=3000/);
+    expect(instruction('EXPOSE')).toEqual(['3000']);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const apis = Object.entries(compose.services).filter(([, service]) => service.build === '.');
+
+  it('runs two instances of the image on one PostgreSQL and one Redis, with settings the service accepts', () => {
+    expect(apis.map(([name]) => name)).toEqual(['api-1', 'api-2']);
+    for (const [, service] of apis) {
+      const config = readConfig(service.environment ?? {});
+      expect(new URL(config.databaseUrl ?? '').hostname).toBe('postgres');
+      expect(new URL(config.redisUrl ?? '').hostname).toBe('redis');
+    }
+    expect(compose.services.postgres?.image).toMatch(/^postgres:/);
+    expect(compose.services.redis?.image).toMatch(/^redis:/);
+  });
+
+  it('puts a load balancer in front that spreads requests over both instances', () => {
+    const balancer = compose.services['load-balancer'];
+    expect(balancer?.volumes).toContain('./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro');
+    const upstreams = [...read('deploy', 'nginx.conf').matchAll(/^\s*server (\S+):(\d+)/gm)].map((match) => `${match[1] ?? ''}:${match[2] ?? ''}`);
+    expect(upstreams).toEqual(apis.map(([name]) => `${name}:3000`));
+  });
+});
