@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { barChart } from './chart.js';
 import { type LoadResult, load, median } from './load.js';
-import { BATCH_SIZE, type Scenario, scenarios } from './scenarios.js';
+import { BATCHED, BATCH_SIZE, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
+import { seedPostgres } from './seed-postgres.js';
 import { type TargetKind, type TargetProcess, startTarget } from './target-process.js';
 import { type Samples, verdicts } from './verdicts.js';
 
@@ -17,9 +19,12 @@ const settings = {
 };
 const RESULTS = fileURLToPath(new URL('../results', import.meta.url));
 
+const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
 interface Target {
   name: string;
   process: TargetProcess;
+  apiKey: string;
   request: (scenario: Scenario) => Scenario['rest'];
   /** Operations per HTTP request: 1, or the batch size. */
   callsPerRequest: number;
@@ -36,31 +41,51 @@ export interface Row {
   failures: number;
 }
 
+// A quota the load never reaches: the service pays for counting without refusing anything.
+const UNREACHED_QUOTA = { RATE_LIMIT_PER_MINUTE: '999999999' };
+
 const folder = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
+const postgres = await seedPostgres(SEEDED);
 try {
   const template = join(folder, 'template.db');
   const { apiKey } = await seedDatabase(template, SEEDED);
   const started = async (kind: TargetKind) => {
     const file = join(folder, `${kind}.db`);
     copyDatabase(template, file);
-    // A quota the load never reaches: the service pays for counting without refusing anything.
-    return startTarget(kind, { PETSTORE_DB: file, RATE_LIMIT_PER_MINUTE: '999999999' });
+    return startTarget(kind, { PETSTORE_DB: file, ...UNREACHED_QUOTA });
   };
   const service = await started('service');
   const peer = await started('express-peer');
   const bare = await started('bare-node');
+  // The production shape: PostgreSQL for the data, Redis for the rate limit's counts.
+  const onPostgres = await startTarget('service', {
+    DATABASE_URL: postgres.url,
+    REDIS_URL: BENCH_REDIS_URL,
+    REDIS_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}:`,
+    ...UNREACHED_QUOTA,
+  });
+  const rest = (scenario: Scenario) => scenario.rest;
   const targets: Target[] = [
-    { name: 'REST /v1', process: service, request: (scenario) => scenario.rest, callsPerRequest: 1 },
-    { name: 'tRPC /trpc', process: service, request: (scenario) => scenario.trpc, callsPerRequest: 1 },
-    { name: `tRPC batch of ${BATCH_SIZE}`, process: service, request: (scenario) => scenario.trpcBatched, callsPerRequest: BATCH_SIZE },
-    { name: 'Express + zod peer', process: peer, request: (scenario) => scenario.rest, callsPerRequest: 1 },
-    { name: 'node:http baseline', process: bare, request: (scenario) => scenario.rest, callsPerRequest: 1 },
+    { name: 'REST /v1', process: service, apiKey, request: rest, callsPerRequest: 1 },
+    { name: 'tRPC /trpc', process: service, apiKey, request: (scenario) => scenario.trpc, callsPerRequest: 1 },
+    { name: BATCHED, process: service, apiKey, request: (scenario) => scenario.trpcBatched, callsPerRequest: BATCH_SIZE },
+    { name: 'Express + zod peer', process: peer, apiKey, request: rest, callsPerRequest: 1 },
+    { name: 'node:http baseline', process: bare, apiKey, request: rest, callsPerRequest: 1 },
+    { name: 'REST /v1, PostgreSQL', process: onPostgres, apiKey: postgres.apiKey, request: rest, callsPerRequest: 1 },
+    { name: 'tRPC /trpc, PostgreSQL', process: onPostgres, apiKey: postgres.apiKey, request: (scenario) => scenario.trpc, callsPerRequest: 1 },
+    {
+      name: `${BATCHED}, PostgreSQL`,
+      process: onPostgres,
+      apiKey: postgres.apiKey,
+      request: (scenario) => scenario.trpcBatched,
+      callsPerRequest: BATCH_SIZE,
+    },
   ];
   const run = (target: Target, scenario: Scenario, seconds: number) =>
     load({
       url: target.process.url,
       cpuSeconds: () => target.process.cpuSeconds(),
-      apiKey,
+      apiKey: target.apiKey,
       request: target.request(scenario),
       connections: settings.connections,
       seconds,
@@ -109,14 +134,15 @@ try {
 
   const peakRssMiB = {
     'apps/api': Math.round(service.peakRssMiB()),
+    'apps/api, PostgreSQL': Math.round(onPostgres.peakRssMiB()),
     'Express + zod peer': Math.round(peer.peakRssMiB()),
     'node:http baseline': Math.round(bare.peakRssMiB()),
   };
-  await Promise.all([service.stop(), peer.stop(), bare.stop()]);
+  await Promise.all([service.stop(), peer.stop(), bare.stop(), onPostgres.stop()]);
 
   console.table(rows);
   console.log('Peak RSS (MiB):', peakRssMiB);
-  const checks = verdicts(samples, peakRssMiB['apps/api']);
+  const checks = verdicts(samples, Math.max(peakRssMiB['apps/api'], peakRssMiB['apps/api, PostgreSQL']));
   for (const check of checks) console.log(`${check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figures}`);
 
   mkdirSync(RESULTS, { recursive: true });
@@ -126,4 +152,5 @@ try {
   console.log('Wrote bench/results/bench.json and bench/results/bench.svg');
 } finally {
   rmSync(folder, { recursive: true, force: true });
+  await postgres.drop();
 }

@@ -13,6 +13,8 @@ export interface Scenario {
 
 /** How many calls a batched tRPC request carries; its calls/s are its req/s times this. */
 export const BATCH_SIZE = 10;
+/** The batched target's name in tables and verdicts. */
+export const BATCHED = `tRPC batch of ${String(BATCH_SIZE)}`;
 
 const json = { 'content-type': 'application/json' };
 const input = (value: unknown) => encodeURIComponent(JSON.stringify(value));

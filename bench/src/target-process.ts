@@ -29,6 +29,10 @@ const statusField = (pid: number, field: string) => {
   return Number(match?.[1] ?? Number.NaN) / 1024;
 };
 
+// A target's storage is the benchmark's choice, never the shell's.
+const STORAGE_VARIABLES = new Set(['PETSTORE_DB', 'DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX']);
+const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !STORAGE_VARIABLES.has(name)));
+
 const API_ROOT = fileURLToPath(new URL('../../apps/api/', import.meta.url));
 
 /**
@@ -77,16 +81,22 @@ export const startTarget = async (kind: TargetKind, env: NodeJS.ProcessEnv): Pro
   const [command = process.execPath, ...args] = argv;
   const child: ChildProcess = spawn(command, args, {
     cwd,
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...inherited, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {
     let seen = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const onOutput = (chunk: Buffer) => {
       seen += chunk.toString();
       const match = ready.exec(seen);
-      if (match) resolve(Number(match[1]));
-    });
+      if (!match) return;
+      // From here on the output is the target's request log: read and dropped, never kept or
+      // scanned, so the load generator's work does not grow with it.
+      child.stdout?.off('data', onOutput);
+      child.stdout?.resume();
+      resolve(Number(match[1]));
+    };
+    child.stdout?.on('data', onOutput);
     child.once('exit', (code) => {
       reject(new Error(`${kind} exited with ${String(code)}: ${seen}`));
     });

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { PET_STATUSES, createApiKeys, openPostgresDatabase } from '@petstore/core';
+import pg from 'pg';
+
+/** The server the PostgreSQL targets run on; its own database there is only used to create and drop theirs. */
+export const BENCH_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface SeededPostgres {
+  url: string;
+  apiKey: string;
+  drop(): Promise<void>;
+}
+
+const withClient = async <T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+};
+
+/**
+ * A new database with `count` animals (statuses in turn, as in the SQLite seed) and one API key,
+ * dropped afterwards. The schema comes from the real migrations; the rows from one
+ * generate_series insert, since a million requests would take minutes.
+ */
+export const seedPostgres = async (count: number): Promise<SeededPostgres> => {
+  const name = `petstore_bench_${randomBytes(6).toString('hex')}`;
+  await withClient(BENCH_POSTGRES_URL, (admin) => admin.query(`create database ${name}`));
+  const url = new URL(BENCH_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  const drop = () => withClient(BENCH_POSTGRES_URL, (admin) => admin.query(`drop database if exists ${name} with (force)`)).then(() => undefined);
+  try {
+    const db = await openPostgresDatabase(url.toString(), { poolSize: 1 });
+    const { token } = await createApiKeys(db.apiKeys).create('bench');
+    await db.close();
+    await withClient(url.toString(), async (client) => {
+      await client.query(
+        `insert into pets (name, category_id, status)
+         select 'pet ' || n, 1 + (n - 1) % 50, ($2::text[])[1 + (n - 1) % cardinality($2::text[])]
+         from generate_series(1, $1::int) as n`,
+        [count, PET_STATUSES],
+      );
+      // Fresh statistics, as a database that has lived a while would have.
+      await client.query('vacuum analyze pets');
+    });
+    return { url: url.toString(), apiKey: token, drop };
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+};
