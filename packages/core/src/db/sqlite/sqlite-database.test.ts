@@ -3,44 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../database.js';
 import { openSqliteDatabase } from './open-sqlite-database.js';
-
-describe('SQLite database', () => {
-  let db: Database;
-  beforeEach(() => {
-    db = openSqliteDatabase(':memory:');
-  });
-  afterEach(async () => {
-    await db.close();
-  });
-
-  it('assigns positive ids in creation order', async () => {
-    const first = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'available' });
-    const second = await db.pets.insert({ name: 'Tom', categoryId: 2, status: 'sold' });
-    expect(first).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'available' });
-    expect(second.id).toBeGreaterThan(first.id);
-    expect(await db.pets.findById(second.id)).toEqual(second);
-    expect(await db.pets.findById(99)).toBeUndefined();
-  });
-
-  it('reads pages after an id, optionally filtered by status', async () => {
-    for (const [index, status] of (['available', 'sold', 'available', 'pending'] as const).entries()) {
-      await db.pets.insert({ name: `pet ${index}`, categoryId: 1, status });
-    }
-    const ids = (pets: { id: number }[]) => pets.map((pet) => pet.id);
-    expect(ids(await db.pets.page({ afterId: 0, take: 10 }))).toEqual([1, 2, 3, 4]);
-    expect(ids(await db.pets.page({ afterId: 1, take: 2 }))).toEqual([2, 3]);
-    expect(ids(await db.pets.page({ afterId: 0, status: 'available', take: 10 }))).toEqual([1, 3]);
-    expect(ids(await db.pets.page({ afterId: 1, status: 'available', take: 10 }))).toEqual([3]);
-  });
-
-  it('answers ping while open', async () => {
-    await expect(db.ping()).resolves.toBeUndefined();
-    await db.close();
-    await expect(db.ping()).rejects.toThrow();
-  });
-});
 
 describe('SQLite file', () => {
   let folder: string;
