@@ -28,6 +28,19 @@ const Environment = z.object({
       .transform(Number)
       .default(600),
   ),
+  AUTH_FAILURES_PER_MINUTE: setting(
+    z
+      .string()
+      .regex(/^[0-9]{1,9}$/, 'must be a whole number (0 turns the throttle off)')
+      .transform(Number)
+      .default(60),
+  ),
+  TRUST_PROXY: setting(
+    z
+      .string()
+      .transform((list) => list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+      .default([]),
+  ),
   LOG_LEVEL: setting(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
@@ -48,6 +61,10 @@ export interface Config {
   stagingBaseUrl: string | undefined;
   /** Requests per API key per minute; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
+  /** Failed authentications per client address per minute; 0 turns the throttle off. */
+  authFailuresPerMinute: number;
+  /** Proxies whose `X-Forwarded-For` names the client (addresses, CIDR ranges, `loopback`…). */
+  trustProxy: string[];
   logLevel: z.output<typeof Environment>['LOG_LEVEL'];
 }
 
@@ -73,6 +90,8 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     stagingBaseUrl: settings.STAGING_BASE_URL,
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: settings.AUTH_FAILURES_PER_MINUTE,
+    trustProxy: settings.TRUST_PROXY,
     logLevel: settings.LOG_LEVEL,
   };
 };

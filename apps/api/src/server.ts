@@ -1,11 +1,12 @@
-import { type Server, createServer } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiKeyError, type ApiKeys, type Database } from '@petstore/core';
 import type { Logger } from 'pino';
+import express from 'express';
 import { createApp } from './app.js';
 import { answerMalformedRequest } from './http/malformed-request.js';
 import type { Config } from './config.js';
-import { openState } from './state.js';
+import { type Petstore, openPetstore } from './petstore.js';
 
 export interface RunningServer {
   /** Base address, e.g. `http://127.0.0.1:3000`. */
@@ -57,11 +58,33 @@ const stop = (server: Server) =>
     server.closeIdleConnections();
   });
 
-export const startServer = async (config: Config, logger: Logger): Promise<RunningServer> => {
-  const state = await openState(config, logger);
+export interface ServerOptions {
+  /**
+   * `express`: serve the API as middleware in a bare Express 5 app, as a host application would
+   * mount it (the tests run the contract through both).
+   */
+  mount?: 'front-door' | 'express';
+}
+
+/**
+ * `/v1` and `/trpc` go straight to the front door on node's own request and response; Express
+ * builds its request and response objects and runs its router only for the other paths.
+ */
+const listenerFor = (petstore: Petstore, logger: Logger, { mount = 'front-door' }: ServerOptions) => {
+  if (mount === 'express') return express().use(petstore.middleware);
+  const app = createApp({ ready: petstore.state.ready, logger });
+  const { frontDoor } = petstore;
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (!frontDoor(req, res)) app(req, res);
+  };
+};
+
+export const startServer = async (config: Config, logger: Logger, options: ServerOptions = {}): Promise<RunningServer> => {
+  const petstore = await openPetstore(config, logger);
+  const { state } = petstore;
   const firstApiKey = await createFirstKey(state.apiKeys);
 
-  const server = createServer(createApp({ state, logger, servers: config }));
+  const server = createServer(listenerFor(petstore, logger, options));
   server.on('clientError', answerMalformedRequest);
   // A client gets 10 s to send its headers and 30 s for the whole request: a slow sender cannot
   // hold a connection (and its memory) for the five minutes Node allows by default.

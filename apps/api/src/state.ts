@@ -1,17 +1,17 @@
-import { type ApiKeys, type Database, type IdempotencyLedger, createApiKeys, createRedisIdempotencyLedger, openDatabase } from '@petstore/core';
+import { type ApiKeys, type Database, createApiKeys, openDatabase } from '@petstore/core';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { type Quota, createQuota } from './http/rate-limit.js';
+import { type Quota, createQuota } from './admission/quota.js';
 
 /** Everything the service keeps outside a request: the database, and what instances share. */
 export interface ServiceState {
   db: Database;
   apiKeys: ApiKeys;
   /** Requests per API key; undefined when rate limiting is off. */
-  quota: Quota | undefined;
-  /** Idempotency records in Redis; undefined: in the database. */
-  ledger: IdempotencyLedger | undefined;
+  keyQuota: Quota | undefined;
+  /** Failed authentications per client address; undefined when off. */
+  failedAuthQuota: Quota | undefined;
   /** Resolves when every store answers (readiness). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -19,7 +19,8 @@ export interface ServiceState {
 
 /**
  * PostgreSQL when DATABASE_URL is set, the SQLite file otherwise; with REDIS_URL, rate limits
- * and idempotency records live in Redis so every instance sees the same ones.
+ * live in Redis so every instance counts together. Idempotency records are always in the
+ * database, written in the transaction that inserts the animal.
  */
 export const openState = async (config: Config, logger: Logger): Promise<ServiceState> => {
   const db = await openDatabase({
@@ -47,8 +48,13 @@ export const openState = async (config: Config, logger: Logger): Promise<Service
   return {
     db,
     apiKeys: createApiKeys(db.apiKeys),
-    quota: createQuota(config.rateLimitPerMinute, redis, `${config.redisKeyPrefix}rate`),
-    ledger: redis && createRedisIdempotencyLedger(redis, `${config.redisKeyPrefix}idempotency:`),
+    keyQuota: createQuota({ name: 'per-key', perMinute: config.rateLimitPerMinute, redis, keyPrefix: `${config.redisKeyPrefix}rate` }),
+    failedAuthQuota: createQuota({
+      name: 'per-address',
+      perMinute: config.authFailuresPerMinute,
+      redis,
+      keyPrefix: `${config.redisKeyPrefix}auth-failures`,
+    }),
     ready: async () => {
       await db.ping();
       if (redis) await redis.ping();

@@ -11,7 +11,7 @@ try {
   const rex = await petstore.createPet.mutate({ name: 'Rex', categoryId: 1 });
   console.log('created', rex);
   console.log('fetched', await petstore.getPet.query({ petId: rex.id }));
-  console.log('available', await petstore.listPets.query({ status: 'available', limit: 5 }));
+  console.log('available', (await petstore.listPets.query({ status: 'available', limit: 5 })).items);
 } catch (error) {
   if (!isPetstoreError(error)) throw error;
   console.error(`${String(error.data?.code)}: ${error.message}`);

@@ -28,9 +28,10 @@ describe('the typed client', () => {
     expect(rex).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 1, status: 'available' });
 
     const listed = await petstore.listPets.query({ status: 'available' });
-    expectTypeOf(listed).toEqualTypeOf<Pet[]>();
-    expect(listed).toContainEqual(rex);
-    expect(await petstore.listPets.query()).toContainEqual(rex);
+    expectTypeOf(listed.items).toEqualTypeOf<Pet[]>();
+    expectTypeOf(listed.nextCursor).toEqualTypeOf<string | null>();
+    expect(listed.items).toContainEqual(rex);
+    expect((await petstore.listPets.query()).items).toContainEqual(rex);
 
     expect(await petstore.getPet.query({ petId: rex.id })).toEqual(rex);
   });

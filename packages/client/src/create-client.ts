@@ -1,6 +1,8 @@
 import type { AppRouter } from '@petstore/core';
-import { createTRPCClient, httpLink } from '@trpc/client';
-import { nextPageLink } from './next-page-link.js';
+import { createTRPCClient, httpBatchLink } from '@trpc/client';
+
+/** The most calls the server takes in one batch (`MAX_BATCH_SIZE` in apps/api's tRPC handler). */
+export const MAX_BATCH_SIZE = 50;
 
 export interface PetstoreClientOptions {
   /** The service's base address, e.g. `http://127.0.0.1:3000`. */
@@ -12,15 +14,16 @@ export interface PetstoreClientOptions {
 
 /**
  * A client whose procedures, inputs and results are all inferred from the server's router:
- * `await petstore.createPet.mutate({ name: 'Rex', categoryId: 1 })` is a typed `Pet`.
+ * `await petstore.createPet.mutate({ name: 'Rex', categoryId: 1 })` is a typed `Pet`. Calls made
+ * in the same tick travel in one HTTP request (tRPC's batch link).
  */
 export const createPetstoreClient = ({ url, apiKey, fetch }: PetstoreClientOptions) =>
   createTRPCClient<AppRouter>({
     links: [
-      nextPageLink(),
-      httpLink({
+      httpBatchLink({
         url: new URL('/trpc', url).toString(),
         headers: { Authorization: `Bearer ${apiKey}` },
+        maxItems: MAX_BATCH_SIZE,
         ...(fetch && { fetch }),
       }),
     ],

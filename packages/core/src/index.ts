@@ -1,5 +1,6 @@
 export * from './db/index.js';
 export * from './keys/api-keys.js';
+export { PetPage } from './pets/page.js';
 export * from './router/index.js';
 export * from './schemas/index.js';
 export {
@@ -9,4 +10,3 @@ export {
   type ProcedureMeta,
   type ResponseNotes,
 } from './trpc.js';
-export * from './idempotency/index.js';

@@ -2,23 +2,17 @@ import { TRPCError, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { Database } from './db/database.js';
-import type { IdempotencyLedger } from './idempotency/ledger.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
-import { toErrorBody } from './schemas/error.js';
-import type { ListPetsQuery } from './schemas/list-pets.js';
+import { toTrpcErrorShape } from './schemas/error.js';
 
 /** What a procedure tells its transport beside its result. */
 export interface ResponseNotes {
-  /** The query of the page after this one, when at least one more animal follows. */
-  nextPage?: ListPetsQuery;
   /** The result is the one an earlier request with the same idempotency key produced. */
   replayed?: boolean;
 }
 
 export interface Context {
   db: Database;
-  /** Shared idempotency records (Redis) when several instances run; absent: in the database. */
-  ledger?: IdempotencyLedger | undefined;
   /** The key that authenticated the request; null when none or an invalid one was sent. */
   principal: ApiKeyPrincipal | null;
   /** The request's `Idempotency-Key` header, when the transport has one. */
@@ -39,6 +33,11 @@ export type ProcedureMeta = OpenApiMeta<{
   /** The HTTP status of a successful REST response, 200 unless stated. */
   successStatus?: 201;
   deprecation?: Deprecation;
+  /**
+   * The result is a page, `{ items, nextCursor }`, the shape tRPC's infinite queries read. REST
+   * answers with the items alone and puts the next page's address in a `Link: rel="next"` header.
+   */
+  paginated?: true;
 }>;
 
 const t = initTRPC
@@ -48,10 +47,7 @@ const t = initTRPC
     // Stack traces never leave the process, whatever NODE_ENV says.
     isDev: false,
     // tRPC's envelope, carrying the same code and status a REST client reads from the Error body.
-    errorFormatter: ({ shape, error }) => {
-      const body = toErrorBody(error);
-      return { ...shape, message: body.message, data: { code: body.code, httpStatus: body.status } };
-    },
+    errorFormatter: ({ error }) => toTrpcErrorShape(error),
   });
 
 export const router = t.router;

@@ -1,4 +1,5 @@
 import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { sendError, sendErrorFor } from './send-error.js';
 
@@ -26,23 +27,9 @@ export const methodNotAllowed = (methods: readonly string[]): RequestHandler => 
   };
 };
 
-interface BodyParserError {
-  status?: number;
-  type?: string;
-}
-
-const BODY_ERRORS: Record<string, [code: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE', message: string]> = {
-  'entity.parse.failed': ['BAD_REQUEST', 'The body is not valid JSON.'],
-  'entity.too.large': ['PAYLOAD_TOO_LARGE', 'The body is larger than 64 KiB.'],
-  'charset.unsupported': ['UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON encoded as UTF-8.'],
-  'encoding.unsupported': ['UNSUPPORTED_MEDIA_TYPE', 'The body uses an unsupported Content-Encoding.'],
-  'request.aborted': ['BAD_REQUEST', 'The body ended before its announced length.'],
-  'request.size.invalid': ['BAD_REQUEST', 'The body does not match its Content-Length.'],
-};
-
 /**
- * The last handler: our own 4xx errors and body-parser's failures become their Error body;
- * anything else is a crash, logged in full and answered with a 500 that says nothing of its cause.
+ * The last handler of the Express app: our own 4xx errors become their Error body; anything else
+ * is a crash, logged in full and answered with a 500 that says nothing of its cause.
  */
 export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
   if (res.headersSent) {
@@ -53,13 +40,19 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next
     sendErrorFor(res, error);
     return;
   }
-  const known = BODY_ERRORS[(error as BodyParserError).type ?? ''];
-  if (known) {
-    // The rest of an oversized or broken body is never read: close rather than drain it.
-    res.setHeader('Connection', 'close');
-    sendError(res, ...known);
+  // A library's error that carries a 4xx status (a path Express cannot decode) is the client's.
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    sendError(res, CLIENT_ERROR_CODES[status] ?? 'BAD_REQUEST', 'The request could not be read.');
     return;
   }
   req.log.error({ err: error }, 'request failed');
   sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+};
+
+const CLIENT_ERROR_CODES: Partial<Record<number, TRPC_ERROR_CODE_KEY>> = {
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
 };

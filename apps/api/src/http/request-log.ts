@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { requestIdOf } from '../front-door/exchange.js';
 
 declare module 'node:http' {
   interface IncomingMessage {
@@ -9,18 +9,10 @@ declare module 'node:http' {
   }
 }
 
-/** A client's own id is kept when it is a plain token; anything else is replaced, never echoed. */
-const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-export const requestIdOf = (header: string | string[] | undefined): string =>
-  typeof header === 'string' && ACCEPTABLE_ID.test(header) ? header : randomUUID();
-
 /**
- * One structured log line per request, with its request id, which every response carries as
- * `X-Request-Id`. Only the method, path, status and duration are logged: never headers, so never a
- * key. pino-http did this before, but it built a child logger and its serializers for every
- * request, about a tenth of a request's CPU in the profile; here the child that binds the id to
- * `req.log` is made only when something logs through it, which a request that goes well never does.
+ * For the routes the Express app serves (docs, health, fallbacks): the same request id and log
+ * line the API's own path writes (see front-door/exchange.ts), with `req.log` bound to the id only
+ * when something logs through it.
  */
 export const requestLog = (logger: Logger): RequestHandler => (req, res, next) => {
   const reqId = requestIdOf(req.headers['x-request-id']);

@@ -6,7 +6,8 @@ import type {
   ResponseObject,
   SchemaObject,
 } from 'openapi3-ts/oas31';
-import { BEARER_CHALLENGE } from '../auth/bearer.js';
+import { BEARER_CHALLENGE } from '../admission/bearer.js';
+import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
 import type { RestOperation } from '../rest/operations.js';
 
 export interface DocumentServers {
@@ -23,31 +24,91 @@ export interface Completion {
 
 const ERROR_SCHEMA = { $ref: '#/components/schemas/Error' };
 
-/** Headers every response of every operation can carry, described once as components. */
-const SHARED_HEADERS: Record<string, HeaderObject> = {
-  'X-Request-Id': {
-    description: 'Identifies the request in the service\'s logs: the one sent, when it is a plain token, or a new one.',
-    required: true,
-    schema: { type: 'string', examples: ['5b0d5f8e-2a8e-4bbf-9d1c-8f3f6c2b9a41'] },
+const REQUEST_ID: HeaderObject = {
+  description: 'Identifies the request in the service\'s logs: the one sent, when it is a plain token, or a new one.',
+  required: true,
+  // The plain tokens the service keeps; the ids it makes are UUIDs, which are plain tokens too.
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128, examples: ['5b0d5f8e-2a8e-4bbf-9d1c-8f3f6c2b9a41'] },
+};
+
+/** RFC 9651: an Integer of a structured field has at most 15 digits. */
+const SF_INTEGER_DIGITS = 15;
+
+/** The text of a RateLimit field: one of the policies named, then two integer parameters. */
+const quotaField = (policies: readonly string[], [first, second]: [string, string]) => ({
+  type: 'string' as const,
+  pattern: `^"(?:${policies.join('|')})";${first}=[0-9]{1,${SF_INTEGER_DIGITS}};${second}=[0-9]{1,${SF_INTEGER_DIGITS}}$`,
+  maxLength: Math.max(...policies.map((policy) => `"${policy}";${first}=;${second}=`.length)) + 2 * SF_INTEGER_DIGITS,
+});
+
+/**
+ * The quotas a response can report (IETF httpapi RateLimit fields), each as the components
+ * `RateLimit-Policy.<policy>` and `RateLimit.<policy>`: requests by a valid key (`per-key`), and
+ * failed authentications from one client address (`per-address`). Both count per minute.
+ */
+const QUOTAS = {
+  'per-key': { counts: 'requests with this API key', example: 600 },
+  'per-address': { counts: 'failed authentications from this client address', example: 60 },
+} as const;
+type QuotaPolicy = keyof typeof QUOTAS;
+
+const quotaHeaders = (policy: QuotaPolicy): Record<string, HeaderObject> => ({
+  [`RateLimit-Policy.${policy}`]: {
+    description: `The quota of ${QUOTAS[policy].counts}: \`q\` per window of \`w\` seconds. Absent when that limit is off.`,
+    schema: { ...quotaField([policy], ['q', 'w']), examples: [`"${policy}";q=${QUOTAS[policy].example};w=${QUOTA_WINDOW_SECONDS}`] },
   },
-  'RateLimit-Policy': {
-    description: 'The per-key quota (IETF httpapi RateLimit fields): requests `q` per window `w` seconds. Absent when rate limiting is off.',
-    schema: { type: 'string', examples: ['"per-key";q=600;w=60'] },
+  [`RateLimit.${policy}`]: {
+    description: `What is left of the quota of ${QUOTAS[policy].counts}: \`r\` more for the next \`t\` seconds. Absent when that limit is off.`,
+    schema: { ...quotaField([policy], ['r', 't']), examples: [`"${policy}";r=${QUOTAS[policy].example - 1};t=${QUOTA_WINDOW_SECONDS}`] },
   },
-  RateLimit: {
-    description: 'What is left of the quota: `r` requests for the next `t` seconds. Absent when rate limiting is off.',
-    schema: { type: 'string', examples: ['"per-key";r=599;t=60'] },
-  },
+});
+
+/** The headers responses share, described once as components. */
+const COMPONENT_HEADERS: Record<string, HeaderObject> = {
+  'X-Request-Id': REQUEST_ID,
+  ...quotaHeaders('per-key'),
+  ...quotaHeaders('per-address'),
+};
+
+const headerRef = (component: string) => ({ $ref: `#/components/headers/${component}` });
+
+/** The RateLimit fields of one quota, under the names they are sent with. */
+const quotaRefs = (policy: QuotaPolicy) => ({
+  'RateLimit-Policy': headerRef(`RateLimit-Policy.${policy}`),
+  RateLimit: headerRef(`RateLimit.${policy}`),
+});
+
+/** A 429 reports the quota that is spent, whichever of them it is. */
+const spentQuota = (description: string, parameters: [string, string]): HeaderObject => ({
+  description: `${description} Absent when that limit is off.`,
+  schema: quotaField(Object.keys(QUOTAS), parameters),
+});
+
+/**
+ * The headers of a response by status, besides its own: a 401 reports the client address's quota
+ * of failed authentications, a 429 the quota that is spent, every other response the key's quota.
+ */
+const transportHeaders = (status: string) => {
+  if (status === '401') return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs('per-address') };
+  if (status === '429') {
+    return {
+      'X-Request-Id': headerRef('X-Request-Id'),
+      'RateLimit-Policy': spentQuota(
+        'The quota that is spent: the API key\'s (`per-key`), or that of failed authentications from the client address (`per-address`).',
+        ['q', 'w'],
+      ),
+      RateLimit: spentQuota('What is left of the spent quota: none, for the next `t` seconds.', ['r', 't']),
+    };
+  }
+  return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs('per-key') };
 };
 
 const RETRY_AFTER: HeaderObject = {
   description: 'Seconds until the quota allows another request.',
   required: true,
-  schema: { type: 'integer', minimum: 1, examples: [17] },
+  // Every quota counts per window; its count starts again within one.
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: QUOTA_WINDOW_SECONDS, examples: [17] },
 };
-
-const headerRefs = (names: string[]) =>
-  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 const errorResponse = (status: number, description: string): ResponseObject => ({
   description,
@@ -56,13 +117,28 @@ const errorResponse = (status: number, description: string): ResponseObject => (
       'WWW-Authenticate': {
         description: 'The RFC 6750 bearer challenge.',
         required: true,
-        schema: { type: 'string', examples: [BEARER_CHALLENGE] },
+        schema: { type: 'string', const: BEARER_CHALLENGE },
       },
     }),
     ...(status === 429 && { 'Retry-After': RETRY_AFTER }),
   },
   content: { 'application/json': { schema: ERROR_SCHEMA } },
 });
+
+/**
+ * A paginated procedure's result is `{ items, nextCursor }`; over REST the body is the items and
+ * the cursor travels in the `Link` header, so the document shows the items' schema as the body.
+ */
+const describeItemsAsTheBody = (document: OpenAPIObject, response: ResponseObject | undefined) => {
+  const json = response?.content?.['application/json'];
+  const ref = (json?.schema as { $ref?: string } | undefined)?.$ref;
+  const name = ref?.replace('#/components/schemas/', '');
+  const page = name === undefined ? undefined : (document.components?.schemas?.[name] as SchemaObject | undefined);
+  const items = page?.properties?.items;
+  if (!json || !name || !items) throw new Error('a paginated result must be a component with an `items` property');
+  json.schema = items;
+  delete document.components?.schemas?.[name];
+};
 
 const operationOf = (document: OpenAPIObject, { method, path }: RestOperation): OperationObject => {
   const operation = document.paths?.[path]?.[method.toLowerCase() as 'get'];
@@ -82,17 +158,19 @@ const operationOf = (document: OpenAPIObject, { method, path }: RestOperation): 
  * - `required: true` on path parameters, which OpenAPI demands and the generator leaves out when
  *   the parameter's schema is a preprocess pipe;
  * - tag descriptions;
- * - the headers the transport adds to every response (request id, quota) and to a 429.
+ * - the headers the transport adds to every response (request id, quota) and to a 429;
+ * - whether each server is internal (`x-internal`, which OWASP's API inventory rule asks for).
  */
 export const completeDocument = (generated: OpenAPIObject, { operations, servers, tags }: Completion): OpenAPIObject => {
   const document = structuredClone(generated);
   document.servers = [
-    { url: servers.publicBaseUrl, description: 'Production' },
-    ...(servers.stagingBaseUrl ? [{ url: servers.stagingBaseUrl, description: 'Staging' }] : []),
+    // Both are the interface's own environments, for its clients: neither is internal.
+    { url: servers.publicBaseUrl, description: 'Production', 'x-internal': false },
+    ...(servers.stagingBaseUrl ? [{ url: servers.stagingBaseUrl, description: 'Staging', 'x-internal': false }] : []),
   ];
   document.tags = Object.entries(tags).map(([name, description]) => ({ name, description }));
   const components = (document.components ??= {});
-  components.headers = { ...components.headers, ...SHARED_HEADERS };
+  components.headers = { ...components.headers, ...COMPONENT_HEADERS };
   // The generator's own `error.<CODE>` schemas are replaced by Error below.
   const schemas = Object.fromEntries(
     Object.entries(components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')),
@@ -101,8 +179,11 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
 
   for (const restOperation of operations) {
     const operation = operationOf(document, restOperation);
-    const { meta, bodySchemaName } = restOperation;
+    const { meta } = restOperation;
+    const bodySchemaName = restOperation.entry.inputSchemaName;
     const responses = (operation.responses ??= {}) as Record<string, ResponseObject>;
+
+    if (meta.paginated) describeItemsAsTheBody(document, responses['200']);
 
     const successStatus = meta.successStatus ?? 200;
     if (successStatus !== 200 && responses['200']) {
@@ -121,10 +202,8 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
       json.schema = { $ref: `#/components/schemas/${bodySchemaName}` };
     }
 
-    // Every response: its request id; every response to a request with a valid key: the quota.
     for (const [status, response] of Object.entries(responses)) {
-      const names = status === '401' ? ['X-Request-Id'] : Object.keys(SHARED_HEADERS);
-      response.headers = { ...response.headers, ...headerRefs(names) };
+      response.headers = { ...response.headers, ...transportHeaders(status) };
     }
 
     for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {

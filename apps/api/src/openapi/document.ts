@@ -1,6 +1,7 @@
-import { ErrorBody, Pet, Pets, type ProcedureMeta, appRouter } from '@petstore/core';
+import { ErrorBody, Pet, PetPage, Pets, type ProcedureMeta, appRouter } from '@petstore/core';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { procedureTable } from '../procedures/procedure-table.js';
 import { restOperations } from '../rest/operations.js';
 import { type DocumentServers, completeDocument } from './complete-document.js';
 
@@ -20,13 +21,15 @@ export const createOpenApiDocument = (servers: DocumentServers): OpenAPIObject =
         'A pet store: list, add and fetch animals. Every operation needs an API key sent as ' +
         '`Authorization: Bearer <API_KEY>`; every error has the `Error` body.',
       version: '1.0.0',
+      // The LICENSE file at the repository's root.
+      license: { name: 'MIT', identifier: 'MIT' },
       baseUrl: servers.publicBaseUrl,
       tags: Object.keys(TAGS),
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key, as a bearer token.' },
       },
       // Results are described by reference (see `resultOf`); these are the components they name.
-      defs: { Pet, Pets, Error: ErrorBody },
+      defs: { Pet, Pets, PetPage, Error: ErrorBody },
     }),
-    { operations: restOperations(appRouter), servers, tags: TAGS },
+    { operations: restOperations(procedureTable(appRouter)), servers, tags: TAGS },
   );

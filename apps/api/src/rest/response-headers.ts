@@ -1,62 +1,64 @@
-import type { Context, ResponseNotes } from '@petstore/core';
-import type { RestOperation } from './operations.js';
+import type { Context } from '@petstore/core';
+import type { FlatHeaders } from '../front-door/exchange.js';
+import { REST_PREFIX, type RestOperation } from './operations.js';
 
-export type HeaderMap = Record<string, string>;
-
-export const REST_PREFIX = '/v1';
-
-/** `Link: <…>; rel="next"` (RFC 8288): the next page's URL, same limit and filter plus a cursor. */
-export const nextPageLink = (operation: RestOperation, next: NonNullable<ResponseNotes['nextPage']>) => {
-  const query = new URLSearchParams(Object.entries(next).map(([name, value]): [string, string] => [name, String(value)]));
+/** `Link: <…>; rel="next"` (RFC 8288): this request's query again, with the next page's cursor. */
+export const nextPageLink = (operation: RestOperation, search: string, nextCursor: string): string => {
+  const query = new URLSearchParams(search);
+  query.set('cursor', nextCursor);
   return `<${REST_PREFIX}${operation.path}?${query.toString()}>; rel="next"`;
 };
 
 /** Deprecation (RFC 9745), Sunset (RFC 8594) and the successor's address, fixed per operation. */
-const deprecationHeaders = (operation: RestOperation, operations: RestOperation[]) => {
+const deprecationHeaders = (operation: RestOperation, operations: readonly RestOperation[]) => {
   const deprecation = operation.meta.deprecation;
   if (!deprecation) return undefined;
-  const successor = operations.find((candidate) => candidate.procedure === deprecation.successor);
-  if (!successor) throw new Error(`${operation.procedure}: unknown successor ${deprecation.successor}`);
+  const successor = operations.find((candidate) => candidate.entry.name === deprecation.successor);
+  if (!successor) throw new Error(`${operation.entry.name}: unknown successor ${deprecation.successor}`);
   return {
-    deprecation: `@${Math.floor(deprecation.since.getTime() / 1000)}`,
-    sunset: deprecation.sunset.toUTCString(),
+    headers: ['Deprecation', `@${Math.floor(deprecation.since.getTime() / 1000)}`, 'Sunset', deprecation.sunset.toUTCString()],
     link: `<${REST_PREFIX}${successor.path}>; rel="successor-version"`,
   };
 };
 
 export interface SuccessResponse {
   status: number;
-  headers: HeaderMap;
+  /** What the REST body is: the result, or for a paginated procedure its items. */
+  body: unknown;
+  headers: FlatHeaders;
+}
+
+interface Page {
+  items: unknown;
+  nextCursor: string | null;
 }
 
 /**
- * The function that gives a successful call of `operation` its status and headers. Whatever does
- * not depend on the result (the status, the content type, deprecation headers) is worked out here,
- * once; a call only adds its `Location` or its next-page `Link`.
+ * The function that turns a successful call of `operation` into its REST response, from the
+ * operation's meta. Whatever does not depend on the result (the status, deprecation headers) is
+ * worked out here, once; a call adds only its `Location` (a 201 lives under the collection it was
+ * posted to), its `Idempotent-Replayed`, or for a paginated result its next page's `Link`.
  */
-export const successResponder = (operation: RestOperation, operations: RestOperation[]) => {
+export const successResponder = (operation: RestOperation, operations: readonly RestOperation[]) => {
   const status = operation.meta.successStatus ?? 200;
-  const fixed = deprecationHeaders(operation, operations);
-  const unchanging: SuccessResponse = {
-    status,
-    headers: {
-      'Content-Type': 'application/json',
-      ...(fixed && { Deprecation: fixed.deprecation, Sunset: fixed.sunset, Link: fixed.link }),
-    },
-  };
-  return (ctx: Context, data: unknown): SuccessResponse => {
-    const next = ctx.response.nextPage;
-    if (next) {
-      const link = nextPageLink(operation, next);
-      const links = unchanging.headers.Link ? `${unchanging.headers.Link}, ${link}` : link;
-      return { status, headers: { ...unchanging.headers, Link: links } };
+  const deprecation = deprecationHeaders(operation, operations);
+  const fixed: FlatHeaders = deprecation ? [...deprecation.headers, 'Link', deprecation.link] : [];
+  const links = (next: string) => (deprecation ? `${deprecation.link}, ${next}` : next);
+  const paginated = operation.meta.paginated === true;
+
+  return (ctx: Context, data: unknown, search: string): SuccessResponse => {
+    if (paginated) {
+      const { items, nextCursor } = data as Page;
+      if (nextCursor === null) return { status, body: items, headers: fixed };
+      const headers = deprecation ? [...deprecation.headers] : [];
+      headers.push('Link', links(nextPageLink(operation, search, nextCursor)));
+      return { status, body: items, headers };
     }
     if (status === 201) {
-      // A created resource lives under the collection it was posted to.
-      const location = `${REST_PREFIX}${operation.path}/${(data as { id: number }).id}`;
-      const replayed = ctx.response.replayed && { 'Idempotent-Replayed': 'true' };
-      return { status, headers: { ...unchanging.headers, Location: location, ...replayed } };
+      const headers: FlatHeaders = [...fixed, 'Location', `${REST_PREFIX}${operation.path}/${(data as { id: number }).id}`];
+      if (ctx.response.replayed) headers.push('Idempotent-Replayed', 'true');
+      return { status, body: data, headers };
     }
-    return unchanging;
+    return { status, body: data, headers: fixed };
   };
 };

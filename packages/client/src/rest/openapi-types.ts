@@ -80,11 +80,15 @@ export interface components {
             /**
              * @description Machine-readable error code, one of the tRPC error codes: BAD_REQUEST, UNAUTHORIZED, NOT_FOUND, METHOD_NOT_SUPPORTED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, TOO_MANY_REQUESTS, INTERNAL_SERVER_ERROR.
              * @example NOT_FOUND
+             * @enum {string}
              */
-            code: string;
+            code: "PARSE_ERROR" | "BAD_REQUEST" | "INTERNAL_SERVER_ERROR" | "NOT_IMPLEMENTED" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "UNAUTHORIZED" | "PAYMENT_REQUIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_SUPPORTED" | "TIMEOUT" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "CLIENT_CLOSED_REQUEST";
             /** @description Human-readable description. */
             message: string;
-            /** @description The HTTP status code of the response. */
+            /**
+             * Format: int32
+             * @description The HTTP status code of the response.
+             */
             status: number;
         };
         /** @description An animal to add; `status` defaults to `available`. */
@@ -106,10 +110,14 @@ export interface components {
     headers: {
         /** @description Identifies the request in the service's logs: the one sent, when it is a plain token, or a new one. */
         "X-Request-Id": string;
-        /** @description The per-key quota (IETF httpapi RateLimit fields): requests `q` per window `w` seconds. Absent when rate limiting is off. */
-        "RateLimit-Policy": string;
-        /** @description What is left of the quota: `r` requests for the next `t` seconds. Absent when rate limiting is off. */
-        RateLimit: string;
+        /** @description The quota of requests with this API key: `q` per window of `w` seconds. Absent when that limit is off. */
+        "RateLimit-Policy.per-key": string;
+        /** @description What is left of the quota of requests with this API key: `r` more for the next `t` seconds. Absent when that limit is off. */
+        "RateLimit.per-key": string;
+        /** @description The quota of failed authentications from this client address: `q` per window of `w` seconds. Absent when that limit is off. */
+        "RateLimit-Policy.per-address": string;
+        /** @description What is left of the quota of failed authentications from this client address: `r` more for the next `t` seconds. Absent when that limit is off. */
+        "RateLimit.per-address": string;
     };
     pathItems: never;
 }
@@ -133,8 +141,8 @@ export interface operations {
                 headers: {
                     Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -145,8 +153,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -157,8 +165,10 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The RFC 6750 bearer challenge. */
-                    "WWW-Authenticate": string;
+                    "WWW-Authenticate": "Bearer realm=\"petstore\"";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-address"];
+                    RateLimit: components["headers"]["RateLimit.per-address"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -171,8 +181,10 @@ export interface operations {
                     /** @description Seconds until the quota allows another request. */
                     "Retry-After": number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
+                    "RateLimit-Policy"?: components["headers"]["RateLimit-Policy.per-key"]["schema"] | components["headers"]["RateLimit-Policy.per-address"]["schema"];
+                    /** @description What is left of the spent quota. Absent when that limit is off. */
+                    RateLimit?: components["headers"]["RateLimit.per-key"]["schema"] | components["headers"]["RateLimit.per-address"]["schema"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -183,8 +195,8 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -216,8 +228,8 @@ export interface operations {
                     Location: string;
                     "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -228,8 +240,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -240,20 +252,10 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The RFC 6750 bearer challenge. */
-                    "WWW-Authenticate": string;
+                    "WWW-Authenticate": "Bearer realm=\"petstore\"";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same Idempotency-Key is still being processed; retry in a moment. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-address"];
+                    RateLimit: components["headers"]["RateLimit.per-address"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -264,8 +266,8 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -276,8 +278,8 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -290,8 +292,10 @@ export interface operations {
                     /** @description Seconds until the quota allows another request. */
                     "Retry-After": number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
+                    "RateLimit-Policy"?: components["headers"]["RateLimit-Policy.per-key"]["schema"] | components["headers"]["RateLimit-Policy.per-address"]["schema"];
+                    /** @description What is left of the spent quota. Absent when that limit is off. */
+                    RateLimit?: components["headers"]["RateLimit.per-key"]["schema"] | components["headers"]["RateLimit.per-address"]["schema"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -302,8 +306,8 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -334,8 +338,8 @@ export interface operations {
                     /** @description RFC 8288 link to the operation that replaces this one (`rel="successor-version"`). */
                     Link: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -346,8 +350,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -358,8 +362,10 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The RFC 6750 bearer challenge. */
-                    "WWW-Authenticate": string;
+                    "WWW-Authenticate": "Bearer realm=\"petstore\"";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-address"];
+                    RateLimit: components["headers"]["RateLimit.per-address"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -370,8 +376,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -384,8 +390,10 @@ export interface operations {
                     /** @description Seconds until the quota allows another request. */
                     "Retry-After": number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
+                    "RateLimit-Policy"?: components["headers"]["RateLimit-Policy.per-key"]["schema"] | components["headers"]["RateLimit-Policy.per-address"]["schema"];
+                    /** @description What is left of the spent quota. Absent when that limit is off. */
+                    RateLimit?: components["headers"]["RateLimit.per-key"]["schema"] | components["headers"]["RateLimit.per-address"]["schema"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -396,8 +404,8 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,9 +1,9 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { IdempotencyKey, addPet } from '../pets/add-pet.js';
-import { readPetPage } from '../pets/page.js';
+import { PetPage, readPetPage } from '../pets/page.js';
 import { ListPetsQuery } from '../schemas/list-pets.js';
-import { GetPetParams, NewPet, Pet, Pets } from '../schemas/pet.js';
+import { GetPetParams, NewPet, Pet } from '../schemas/pet.js';
 import {
   DeprecationHeader,
   IdempotentReplayedHeader,
@@ -25,6 +25,7 @@ const everyOperation = {
 
 export const listPets = authedProcedure
   .meta({
+    paginated: true,
     openapi: {
       method: 'GET',
       path: '/pets',
@@ -40,12 +41,8 @@ export const listPets = authedProcedure
     },
   })
   .input(ListPetsQuery)
-  .output(resultOf(Pets))
-  .query(async ({ ctx, input }) => {
-    const page = await readPetPage(ctx.db.pets, input);
-    if (page.next) ctx.response.nextPage = page.next;
-    return page.pets;
-  });
+  .output(resultOf(PetPage))
+  .query(({ ctx, input }) => readPetPage(ctx.db.pets, input));
 
 export const createPet = authedProcedure
   .meta({
@@ -75,7 +72,6 @@ export const createPet = authedProcedure
       }),
       errorResponses: {
         400: 'Body is missing required fields or holds invalid values, or the Idempotency-Key was used with another body.',
-        409: 'A request with the same Idempotency-Key is still being processed; retry in a moment.',
         413: 'Body larger than 64 KiB.',
         415: 'Body not sent as application/json.',
         ...everyOperation,
@@ -90,7 +86,6 @@ export const createPet = authedProcedure
       apiKeyId: ctx.principal.keyId,
       idempotencyKey: ctx.idempotencyKey,
       now: new Date(),
-      ledger: ctx.ledger,
     });
     if (replayed) ctx.response.replayed = true;
     return pet;

@@ -1,6 +1,26 @@
 import type { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { z } from 'zod';
+
+const INTERNAL_ERROR_MESSAGE = 'The server could not handle the request.';
+const MAX_REPORTED_ISSUES = 5;
+const MAX_ISSUE_LENGTH = 200;
+const ELLIPSIS = '…';
+const ISSUE_SEPARATOR = '; ';
+/** An array holds at most 2^32 - 1 elements, so no count of issues has more digits. */
+const LONGEST_MORE = `${ISSUE_SEPARATOR}and ${2 ** 32 - 1} more`;
+
+/**
+ * The longest `message` an Error body carries: an invalid input's, with as many issues reported as
+ * it can hold, each cut at its longest, and the count of the rest. Every other message is a fixed
+ * sentence or quotes at most 200 characters of the request. Counted in UTF-16 units, so in code
+ * points (what JSON Schema's `maxLength` counts) it can only be shorter.
+ */
+export const MAX_ERROR_MESSAGE_LENGTH =
+  MAX_REPORTED_ISSUES * (MAX_ISSUE_LENGTH + ELLIPSIS.length) +
+  (MAX_REPORTED_ISSUES - 1) * ISSUE_SEPARATOR.length +
+  LONGEST_MORE.length;
 
 /** The body of every error response on the REST interface. */
 export const ErrorBody = z
@@ -11,25 +31,27 @@ export const ErrorBody = z
         'NOT_FOUND, METHOD_NOT_SUPPORTED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, ' +
         'TOO_MANY_REQUESTS, INTERNAL_SERVER_ERROR.',
       examples: ['NOT_FOUND'],
+      // Every code a TRPCError can have, and so every code `toErrorBody` can give.
+      enum: Object.keys(TRPC_ERROR_CODES_BY_KEY),
     }),
-    message: z.string().meta({ description: 'Human-readable description.' }),
-    status: z.int().min(400).max(599).meta({ description: 'The HTTP status code of the response.' }),
+    message: z.string().meta({ description: 'Human-readable description.', maxLength: MAX_ERROR_MESSAGE_LENGTH }),
+    status: z
+      .int()
+      .min(400)
+      .max(599)
+      .meta({ description: 'The HTTP status code of the response.', format: 'int32' }),
   })
   .meta({ id: 'Error', description: 'The body of every error response.' });
 export type ErrorBody = z.infer<typeof ErrorBody>;
-
-const INTERNAL_ERROR_MESSAGE = 'The server could not handle the request.';
-const MAX_REPORTED_ISSUES = 5;
-const MAX_ISSUE_LENGTH = 200;
 
 /** zod's issues as one sentence a person can act on, e.g. `limit: Too big: expected number to be <=100`. */
 const describeIssues = (error: z.ZodError): string => {
   const described = error.issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
     const text = issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
-    return text.length > MAX_ISSUE_LENGTH ? `${text.slice(0, MAX_ISSUE_LENGTH)}…` : text;
+    return text.length > MAX_ISSUE_LENGTH ? `${text.slice(0, MAX_ISSUE_LENGTH)}${ELLIPSIS}` : text;
   });
   const more = error.issues.length - described.length;
-  return described.join('; ') + (more > 0 ? `; and ${more} more` : '');
+  return described.join(ISSUE_SEPARATOR) + (more > 0 ? `${ISSUE_SEPARATOR}and ${more} more` : '');
 };
 
 const messageOf = (error: TRPCError): string => {
@@ -49,3 +71,17 @@ export const toErrorBody = (error: TRPCError): ErrorBody => ({
   message: messageOf(error),
   status: getHTTPStatusCodeFromError(error),
 });
+
+/**
+ * The same error in tRPC's envelope (a JSON-RPC code, the message, and `data` carrying the Error
+ * body's code and status), for the router's error formatter and the tRPC transport alike.
+ */
+export const toTrpcErrorShape = (error: TRPCError) => {
+  const body = toErrorBody(error);
+  return {
+    message: body.message,
+    code: TRPC_ERROR_CODES_BY_KEY[error.code],
+    data: { code: body.code, httpStatus: body.status },
+  };
+};
+export type TrpcErrorShape = ReturnType<typeof toTrpcErrorShape>;

@@ -1,0 +1,69 @@
+import type { IncomingMessage } from 'node:http';
+import type { ApiKeys, Context, Database } from '@petstore/core';
+import { TRPCError } from '@trpc/server';
+import type { FlatHeaders } from '../front-door/exchange.js';
+import { BEARER_CHALLENGE, bearerToken } from './bearer.js';
+import type { Quota } from './quota.js';
+
+export type Admission =
+  | { admitted: true; ctx: Context; headers: FlatHeaders }
+  | { admitted: false; error: TRPCError; headers: FlatHeaders };
+
+export interface AdmissionDependencies {
+  db: Database;
+  apiKeys: ApiKeys;
+  /** Requests per API key; undefined when off. */
+  keyQuota: Quota | undefined;
+  /** Failed authentications per client address; undefined when off. */
+  failedAuthQuota: Quota | undefined;
+  clientAddress: (req: IncomingMessage) => string;
+}
+
+const NO_HEADERS: FlatHeaders = [];
+
+const tooMany = (what: string, seconds: number | undefined) =>
+  new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `${what}; try again in ${seconds ?? 'a few'} seconds.` });
+
+/**
+ * The one step every call to a procedure passes, on either transport, in the contract's order:
+ * the key first (401 with its challenge, before anything about the request is looked at), failed
+ * attempts throttled per client address so guessing keys costs time, then the key's quota (each
+ * call of a tRPC batch counts), then the procedures' context, with the `Idempotency-Key`.
+ */
+export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, clientAddress }: AdmissionDependencies) => {
+  const refuseKey = async (req: IncomingMessage, authorization: string | undefined): Promise<Admission> => {
+    const throttle = failedAuthQuota && (await failedAuthQuota(clientAddress(req), 1));
+    if (throttle && !throttle.allowed) {
+      return { admitted: false, error: tooMany('Too many failed authentications from this address', throttle.retryAfterSeconds), headers: throttle.headers };
+    }
+    const message = authorization === undefined ? 'Missing API key: send "Authorization: Bearer <API_KEY>".' : 'Invalid API key.';
+    const headers: FlatHeaders = ['WWW-Authenticate', BEARER_CHALLENGE, ...(throttle ? throttle.headers : NO_HEADERS)];
+    return { admitted: false, error: new TRPCError({ code: 'UNAUTHORIZED', message }), headers };
+  };
+
+  return async (req: IncomingMessage, calls: number): Promise<Admission> => {
+    const { authorization } = req.headers;
+    const token = bearerToken(authorization);
+    const principal = token === undefined ? null : await apiKeys.authenticate(token);
+    if (!principal) return refuseKey(req, authorization);
+
+    let headers = NO_HEADERS;
+    if (keyQuota) {
+      const decision = await keyQuota(String(principal.keyId), calls);
+      if (!decision.allowed) {
+        return { admitted: false, error: tooMany('Too many requests for this API key', decision.retryAfterSeconds), headers: decision.headers };
+      }
+      headers = decision.headers;
+    }
+    const idempotencyKey = req.headers['idempotency-key'];
+    const ctx: Context = {
+      db,
+      principal,
+      idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey,
+      response: {},
+    };
+    return { admitted: true, ctx, headers };
+  };
+};
+
+export type Admit = ReturnType<typeof createAdmission>;

@@ -1,0 +1,55 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { FlatHeaders } from '../front-door/exchange.js';
+
+/** Every quota counts requests per minute. */
+export const QUOTA_WINDOW_SECONDS = 60;
+
+export interface QuotaDecision {
+  allowed: boolean;
+  /** `RateLimit` and `RateLimit-Policy` (IETF httpapi draft), plus `Retry-After` when refused. */
+  headers: FlatHeaders;
+  /** Seconds until the quota allows another request, when refused. */
+  retryAfterSeconds?: number;
+}
+
+/** Spends `points` (the calls one HTTP request carries) of the quota of `subject`. */
+export type Quota = (subject: string, points: number) => Promise<QuotaDecision>;
+
+export interface QuotaOptions {
+  /** The policy's name in the RateLimit headers: `per-key`, `per-address`. */
+  name: string;
+  perMinute: number;
+  /** Where several instances share the count; absent: in this process. */
+  redis?: Redis | undefined;
+  keyPrefix: string;
+}
+
+const secondsUntil = (result: RateLimiterRes) => Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+
+/**
+ * A quota counted by rate-limiter-flexible, in this process or in Redis when several instances
+ * must share the count. Undefined when the limit is 0 (off).
+ */
+export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions): Quota | undefined => {
+  if (perMinute === 0) return undefined;
+  const options = { points: perMinute, duration: QUOTA_WINDOW_SECONDS, keyPrefix };
+  const limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis }) : new RateLimiterMemory(options);
+  const policy = `"${name}";q=${perMinute};w=${QUOTA_WINDOW_SECONDS}`;
+  const remaining = (result: RateLimiterRes) => `"${name}";r=${Math.max(0, result.remainingPoints)};t=${secondsUntil(result)}`;
+  return async (subject, points) => {
+    try {
+      const result = await limiter.consume(subject, points);
+      return { allowed: true, headers: ['RateLimit-Policy', policy, 'RateLimit', remaining(result)] };
+    } catch (refusal) {
+      // rate-limiter-flexible rejects with the counter's state when the quota is spent.
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      const retryAfterSeconds = secondsUntil(refusal);
+      return {
+        allowed: false,
+        retryAfterSeconds,
+        headers: ['RateLimit-Policy', policy, 'RateLimit', remaining(refusal), 'Retry-After', retryAfterSeconds],
+      };
+    }
+  };
+};

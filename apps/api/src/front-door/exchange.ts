@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+
+/** A client's own request id is kept when it is a plain token; anything else is replaced, never echoed. */
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const requestIdOf = (header: string | string[] | undefined): string =>
+  typeof header === 'string' && ACCEPTABLE_ID.test(header) ? header : randomUUID();
+
+/** Headers as `writeHead` takes them flat: name, value, name, value… */
+export type FlatHeaders = (string | number)[];
+
+/** JSON answers: nothing in them may be run, framed or cached by a shared cache. */
+export const API_SECURITY_HEADERS: FlatHeaders = [
+  'X-Content-Type-Options', 'nosniff',
+  'Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'",
+  'Referrer-Policy', 'no-referrer',
+  'Cache-Control', 'no-store',
+];
+
+/**
+ * One request on the API's own path, from arrival to its single response: its id, its log, and
+ * the one call that writes status, every header and the body together. Headers are collected in
+ * one flat array and written once, with a `Content-Length`, so a response leaves in one write
+ * instead of a chunked body after separate header calls.
+ */
+export class Exchange {
+  readonly reqId: string;
+  private readonly startedAt = performance.now();
+  private bound: Logger | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    private readonly logger: Logger,
+  ) {
+    this.reqId = requestIdOf(req.headers['x-request-id']);
+  }
+
+  /** The logger bound to this request's id, made only when something is logged through it. */
+  get log(): Logger {
+    return (this.bound ??= this.logger.child({ reqId: this.reqId }));
+  }
+
+  /** Sends a JSON body (an empty string: no body) with the API's headers and `extra` ones. */
+  sendJson(status: number, json: string, extra?: FlatHeaders): void {
+    const headers: OutgoingHttpHeader[] = [
+      'Content-Type', 'application/json',
+      'Content-Length', Buffer.byteLength(json),
+      'X-Request-Id', this.reqId,
+      ...API_SECURITY_HEADERS,
+    ];
+    if (extra) for (const value of extra) headers.push(value);
+    this.res.writeHead(status, headers as string[]);
+    this.res.end(json);
+    this.logCompletion(status);
+  }
+
+  private logCompletion(status: number): void {
+    const line = {
+      reqId: this.reqId,
+      req: { method: this.req.method, url: this.req.url },
+      res: { statusCode: status },
+      responseTime: Math.round(performance.now() - this.startedAt),
+    };
+    if (status >= 500) this.logger.error(line, 'request failed');
+    else this.logger.info(line, 'request completed');
+  }
+}

@@ -1,0 +1,49 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toErrorBody, toTrpcErrorShape } from '@petstore/core';
+import { TRPCError } from '@trpc/server';
+import type { Logger } from 'pino';
+import { REST_PREFIX } from '../rest/operations.js';
+import { TRPC_PREFIX } from '../trpc/trpc-handler.js';
+import { Exchange } from './exchange.js';
+
+export type ApiHandler = (exchange: Exchange) => Promise<void>;
+
+const under = (url: string, prefix: string) =>
+  url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?');
+
+/**
+ * The service's front door: `/v1` and `/trpc` go straight to their handlers on the plain node
+ * request and response; anything else is not ours (`serve` returns false) and goes to the Express
+ * app around it (docs, health, fallbacks) or, where the handlers are mounted in another Express
+ * app, to its next middleware. A handler that throws is a crash: logged, answered with a 500 in
+ * its transport's error format, never with its cause.
+ */
+export const createFrontDoor = ({ rest, trpc, logger }: { rest: ApiHandler; trpc: ApiHandler; logger: Logger }) => {
+  const crashed = (exchange: Exchange, format: 'rest' | 'trpc') => (error: unknown) => {
+    exchange.log.error({ err: error }, 'request failed');
+    if (exchange.res.headersSent) {
+      exchange.res.destroy();
+      return;
+    }
+    const internal = new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: error });
+    const body = format === 'rest' ? toErrorBody(internal) : { error: toTrpcErrorShape(internal) };
+    exchange.sendJson(500, JSON.stringify(body));
+  };
+
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = req.url ?? '/';
+    if (under(url, REST_PREFIX)) {
+      const exchange = new Exchange(req, res, logger);
+      rest(exchange).catch(crashed(exchange, 'rest'));
+      return true;
+    }
+    if (under(url, TRPC_PREFIX)) {
+      const exchange = new Exchange(req, res, logger);
+      trpc(exchange).catch(crashed(exchange, 'trpc'));
+      return true;
+    }
+    return false;
+  };
+};
+
+export type FrontDoor = ReturnType<typeof createFrontDoor>;

@@ -1,0 +1,53 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { createAdmission } from './admission/admit.js';
+import { clientAddressResolver } from './admission/client-address.js';
+import type { Config } from './config.js';
+import { type FrontDoor, createFrontDoor } from './front-door/front-door.js';
+import { createOpenApiDocument } from './openapi/document.js';
+import { serializeDocument } from './openapi/serialize.js';
+import { procedureTable } from './procedures/procedure-table.js';
+import { createRestHandler } from './rest/rest-handler.js';
+import { type ServiceState, openState } from './state.js';
+import { createTrpcHandler } from './trpc/trpc-handler.js';
+
+export interface Petstore {
+  state: ServiceState;
+  /** Serves `/v1` and `/trpc` on a node request; false for any other path. */
+  frontDoor: FrontDoor;
+  /** The same, as Express 5 middleware: `app.use(petstore.middleware)`. */
+  middleware: RequestHandler;
+  close(): Promise<void>;
+}
+
+/** Both transports over one state: one admission step, one procedure table. */
+export const createPetstore = (state: ServiceState, config: Config, logger: Logger): Petstore => {
+  const table = procedureTable();
+  const admit = createAdmission({
+    db: state.db,
+    apiKeys: state.apiKeys,
+    keyQuota: state.keyQuota,
+    failedAuthQuota: state.failedAuthQuota,
+    clientAddress: clientAddressResolver(config.trustProxy),
+  });
+  const openApiJson = serializeDocument(createOpenApiDocument(config));
+  const frontDoor = createFrontDoor({
+    rest: createRestHandler({ admit, table, openApiJson }),
+    trpc: createTrpcHandler({ admit, table }),
+    logger,
+  });
+  return {
+    state,
+    frontDoor,
+    middleware: (req, res, next) => {
+      // The host app's own headers (Express's X-Powered-By) say nothing the API wants said.
+      res.removeHeader('X-Powered-By');
+      if (!frontDoor(req, res)) next();
+    },
+    close: () => state.close(),
+  };
+};
+
+/** Opens the stores the configuration names and serves them: for mounting in another Express app. */
+export const openPetstore = async (config: Config, logger: Logger): Promise<Petstore> =>
+  createPetstore(await openState(config, logger), config, logger);
