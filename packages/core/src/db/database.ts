@@ -26,9 +26,8 @@ export interface IdempotentCreate {
   key: string;
   /** Identifies the request's content, so a different body under the same key is noticed. */
   fingerprint: string;
+  /** When the request arrived: the record's creation time, and what its age is measured from. */
   now: Date;
-  /** Records made before this no longer count (and may be deleted). */
-  notBefore: Date;
 }
 
 export type IdempotentOutcome =
@@ -39,10 +38,16 @@ export interface PetRecords {
   page(query: PetPageQuery): Promise<Pet[]>;
   insert(pet: NewPet): Promise<Pet>;
   /**
-   * Inserts the animal unless this key already created one within the window, atomically: of
-   * concurrent or repeated requests with the same key, exactly one creates.
+   * Inserts the animal and the key's record in one transaction, unless the key already created
+   * one within the window (`decideIdempotentCreate` decides): of concurrent or repeated requests
+   * with the same key, on any instance, exactly one creates and the others wait for it and replay.
    */
   insertOnce(pet: NewPet, once: IdempotentCreate): Promise<IdempotentOutcome>;
+  /**
+   * Deletes at most `limit` idempotency records made before `before`, oldest first, without
+   * waiting for rows a request is writing; returns how many it deleted.
+   */
+  deleteExpiredIdempotencyRecords(before: Date, limit: number): Promise<number>;
   findById(id: number): Promise<Pet | undefined>;
 }
 

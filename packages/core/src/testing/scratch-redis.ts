@@ -7,7 +7,7 @@ export const TEST_REDIS_URL = process.env.PETSTORE_TEST_REDIS_URL ?? 'redis://12
 export interface ScratchRedisPrefix {
   /** Starts every key written for this test, so no two runs or tests see each other's. */
   prefix: string;
-  /** Deletes every key under the prefix: idempotency records would otherwise stay 24 hours. */
+  /** Deletes every key under the prefix: rate-limit counters would otherwise stay a minute. */
   drop(): Promise<void>;
 }
 

@@ -1,7 +1,11 @@
-import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
+import type { PgDatabase } from 'drizzle-orm/pg-core';
 import type { IdempotentOutcome, PetRecords } from '../database.js';
+import { decideIdempotentCreate } from '../../pets/idempotent-create.js';
 import type { NewPet, Pet } from '../../schemas/pet.js';
 import type { PostgresDrizzle } from './open-postgres-database.js';
+import type * as schema from './schema.js';
 import { idempotencyKeys, pets } from './schema.js';
 
 /**
@@ -12,6 +16,17 @@ import { idempotencyKeys, pets } from './schema.js';
 const INSERT_LOCK = 7_046_233_002;
 type Transaction = Parameters<Parameters<PostgresDrizzle['transaction']>[0]>[0];
 const lockInserts = (tx: Transaction) => tx.execute(sql`select pg_advisory_xact_lock(${INSERT_LOCK})`);
+
+/** The pool or a transaction: both run the same queries. */
+type Queryable = PgDatabase<NodePgQueryResultHKT, typeof schema>;
+
+/** A key's record with the animal it created, read inside the transaction that may insert. */
+const idempotencyRecordQuery = (db: Queryable) =>
+  db
+    .select({ fingerprint: idempotencyKeys.fingerprint, createdAt: idempotencyKeys.createdAt, pet: pets })
+    .from(idempotencyKeys)
+    .innerJoin(pets, eq(pets.id, idempotencyKeys.petId))
+    .where(and(eq(idempotencyKeys.apiKeyId, sql.placeholder('apiKeyId')), eq(idempotencyKeys.key, sql.placeholder('key'))));
 
 /** Every query the pet operations run; the query-plan test checks each uses an index. */
 export const petQueries = (db: PostgresDrizzle) => {
@@ -26,6 +41,12 @@ export const petQueries = (db: PostgresDrizzle) => {
       .orderBy(asc(pets.id))
       .limit(take),
     findById: db.select().from(pets).where(eq(pets.id, sql.placeholder('id'))),
+    findIdempotencyRecord: idempotencyRecordQuery(db),
+    // A bounded batch, oldest first through the created_at index. SKIP LOCKED: rows a request is
+    // rewriting (an expired key used again) are left for the next batch instead of waited for.
+    deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
+      sql`(${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in (select ${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key} from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')} for update skip locked)`,
+    ),
   };
 };
 
@@ -35,6 +56,7 @@ export const createPostgresPetRecords = (db: PostgresDrizzle): PetRecords => {
   const page = queries.page.prepare('pets_page');
   const pageWithStatus = queries.pageWithStatus.prepare('pets_page_with_status');
   const findById = queries.findById.prepare('pets_find_by_id');
+  const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare('idempotency_keys_delete_expired');
 
   const insertIn = async (tx: Transaction, pet: NewPet): Promise<Pet> => {
     const [created] = await tx.insert(pets).values(pet).returning();
@@ -50,21 +72,15 @@ export const createPostgresPetRecords = (db: PostgresDrizzle): PetRecords => {
         await lockInserts(tx);
         return insertIn(tx, pet);
       }),
-    // The insert lock also orders requests with the same idempotency key: one creates, the
-    // others find its record.
-    insertOnce: (pet, { apiKeyId, key, fingerprint, now, notBefore }) =>
+    // The insert lock also orders requests with the same idempotency key, on every instance: one
+    // creates; the others wait for its commit, then read its record (each statement of a READ
+    // COMMITTED transaction sees what was committed before it began) and replay.
+    insertOnce: (pet, { apiKeyId, key, fingerprint, now }) =>
       db.transaction(async (tx): Promise<IdempotentOutcome> => {
         await lockInserts(tx);
-        await tx.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, notBefore));
-        const [record] = await tx
-          .select()
-          .from(idempotencyKeys)
-          .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
-        if (record) {
-          if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
-          const [created] = await tx.select().from(pets).where(eq(pets.id, record.petId));
-          if (created) return { outcome: 'replayed', pet: created };
-        }
+        const [found] = await idempotencyRecordQuery(tx).execute({ apiKeyId, key });
+        const decision = decideIdempotentCreate(found, { fingerprint, now });
+        if (decision.outcome !== 'create') return decision;
         const created = await insertIn(tx, pet);
         await tx
           .insert(idempotencyKeys)
@@ -75,6 +91,7 @@ export const createPostgresPetRecords = (db: PostgresDrizzle): PetRecords => {
           });
         return { outcome: 'created', pet: created };
       }),
+    deleteExpiredIdempotencyRecords: async (before, limit) => (await deleteExpired.execute({ before, limit })).rowCount ?? 0,
     findById: async (id) => (await findById.execute({ id }))[0],
   };
 };

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
+import { decideIdempotentCreate } from '../../pets/idempotent-create.js';
 import type { NewPet } from '../../schemas/pet.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
 import { idempotencyKeys, pets } from './schema.js';
@@ -26,12 +27,13 @@ export const petQueries = (db: SqliteDrizzle) => {
       .returning(),
     findById: db.select().from(pets).where(eq(pets.id, sql.placeholder('id'))),
     findIdempotencyRecord: db
-      .select()
+      .select({ fingerprint: idempotencyKeys.fingerprint, createdAt: idempotencyKeys.createdAt, pet: pets })
       .from(idempotencyKeys)
+      .innerJoin(pets, eq(pets.id, idempotencyKeys.petId))
       .where(and(eq(idempotencyKeys.apiKeyId, sql.placeholder('apiKeyId')), eq(idempotencyKeys.key, sql.placeholder('key')))),
-    // At most a hundred at a time, through the created_at index, so no request pays for a backlog.
+    // A bounded batch, oldest first through the created_at index: the write lock is held briefly.
     deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
-      sql`rowid in (select rowid from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('notBefore')} limit 100)`,
+      sql`rowid in (select rowid from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')})`,
     ),
   };
 };
@@ -49,16 +51,9 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   // One immediate transaction: the write lock is taken first, so of two requests with the same
   // key (in this process or another on the same file) exactly one sees no record and creates.
   const insertOnce = db.$client.transaction(
-    (pet: NewPet, { apiKeyId, key, fingerprint, now, notBefore }: IdempotentCreate): IdempotentOutcome => {
-      deleteExpired.run({ notBefore: notBefore.getTime() });
-      const found = findIdempotencyRecord.get({ apiKeyId, key });
-      // An expired record is ignored even while it waits for its turn to be deleted.
-      const record = found && found.createdAt >= notBefore ? found : undefined;
-      if (record) {
-        if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
-        const created = findById.get({ id: record.petId });
-        if (created) return { outcome: 'replayed', pet: created };
-      }
+    (pet: NewPet, { apiKeyId, key, fingerprint, now }: IdempotentCreate): IdempotentOutcome => {
+      const decision = decideIdempotentCreate(findIdempotencyRecord.get({ apiKeyId, key }), { fingerprint, now });
+      if (decision.outcome !== 'create') return decision;
       const [inserted] = insert.all(pet);
       if (!inserted) throw new Error('INSERT … RETURNING returned no row');
       db.insert(idempotencyKeys)
@@ -81,6 +76,7 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
       return created;
     },
     insertOnce: async (pet, once) => insertOnce.immediate(pet, once),
+    deleteExpiredIdempotencyRecords: async (before, limit) => deleteExpired.run({ before: before.getTime(), limit }).changes,
     findById: async (id) => findById.get({ id }),
   };
 };

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addPet } from '../pets/add-pet.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../pets/idempotent-create.js';
+import { createScratchPostgresDatabase } from '../testing/scratch-postgres.js';
+import type { Database } from './database.js';
+import { type DatabaseLocation, openDatabase } from './open-database.js';
+
+interface Store {
+  location: DatabaseLocation;
+  /** The keys of the idempotency records, read behind the service's back. */
+  keys(): Promise<string[]>;
+  dispose(): Promise<void>;
+}
+
+const STORES: { name: string; create(): Promise<Store> }[] = [
+  {
+    name: 'SQLite',
+    create: async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'petstore-pruning-'));
+      const sqliteFile = join(folder, 'petstore.db');
+      return {
+        location: { sqliteFile },
+        keys: async () => {
+          const sqlite = new BetterSqlite3(sqliteFile, { readonly: true });
+          const rows = sqlite.prepare('select key from idempotency_keys order by key').all() as { key: string }[];
+          sqlite.close();
+          return rows.map((row) => row.key);
+        },
+        dispose: async () => {
+          rmSync(folder, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    create: async () => {
+      const scratch = await createScratchPostgresDatabase();
+      return {
+        location: { url: scratch.url, sqliteFile: '', poolSize: 2 },
+        keys: async () => {
+          const client = new pg.Client({ connectionString: scratch.url });
+          await client.connect();
+          const { rows } = await client.query<{ key: string }>('select key from idempotency_keys order by key');
+          await client.end();
+          return rows.map((row) => row.key);
+        },
+        dispose: () => scratch.drop(),
+      };
+    },
+  },
+];
+
+describe.each(STORES)('a $name database opened by openDatabase', (engine) => {
+  let store: Store;
+  let db: Database;
+  beforeEach(async () => {
+    store = await engine.create();
+    db = await openDatabase({ ...store.location, pruneEveryMs: 25 });
+    await db.apiKeys.insert({ name: 'one', publicId: 'one000000000', secretHash: '00', createdAt: new Date(), expiresAt: null });
+  });
+  afterEach(async () => {
+    await db.close();
+    await store.dispose();
+  });
+
+  it('prunes records older than 24 hours in the background, and keeps the others', async () => {
+    const ago = (ms: number) => new Date(Date.now() - ms);
+    const add = (idempotencyKey: string, now: Date) =>
+      addPet(db.pets, { pet: { name: 'Rex', categoryId: 1, status: 'available' }, apiKeyId: 1, idempotencyKey, now });
+    await add('day-and-a-second-old', ago(IDEMPOTENCY_WINDOW_MS + 1_000));
+    await add('minute-short-of-a-day-old', ago(IDEMPOTENCY_WINDOW_MS - 60_000));
+    await add('new', new Date());
+    await expect.poll(() => store.keys(), { timeout: 5_000, interval: 25 }).toEqual(['minute-short-of-a-day-old', 'new']);
+  });
+});

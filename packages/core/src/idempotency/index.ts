@@ -1,2 +1,0 @@
-export type { IdempotencyLedger, LedgerEntry } from './ledger.js';
-export { createRedisIdempotencyLedger, type RedisCommands } from './redis-ledger.js';
