@@ -50,25 +50,23 @@ const serviceCommand = () => {
 const target = (name: string) => fileURLToPath(new URL(`./targets/${name}.js`, import.meta.url));
 
 /**
- * How each kind of target is started, and how it says which port it took. The peer and the
+ * How each kind of target is started, and how it says which port it took. The peers and the
  * baseline run with the service's node flags (its heap limit): the same deployment, so only the
  * code differs.
  */
+const sameDeployment = (name: string) => () => ({
+  argv: [process.execPath, ...serviceCommand().nodeFlags, target(name)],
+  cwd: undefined,
+  ready: /READY (\d+)/,
+});
 const launchers = {
   service: () => {
     const { nodeFlags, script } = serviceCommand();
     return { argv: [process.execPath, ...nodeFlags, ...script], cwd: API_ROOT, ready: /"port":(\d+)/ };
   },
-  'express-peer': () => ({
-    argv: [process.execPath, ...serviceCommand().nodeFlags, target('express-peer')],
-    cwd: undefined,
-    ready: /READY (\d+)/,
-  }),
-  'bare-node': () => ({
-    argv: [process.execPath, ...serviceCommand().nodeFlags, target('bare-node')],
-    cwd: undefined,
-    ready: /READY (\d+)/,
-  }),
+  'fastify-peer': sameDeployment('fastify-peer'),
+  'express-peer': sameDeployment('express-peer'),
+  'bare-node': sameDeployment('bare-node'),
 };
 export type TargetKind = keyof typeof launchers;
 
