@@ -8,14 +8,18 @@ import { type LoadResult, load, median } from './load.js';
 import { BATCHED, BATCH_SIZE, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
 import { seedPostgres } from './seed-postgres.js';
+import { BASELINE, EXPRESS_PEER, FASTIFY_PEER, REST, TRPC } from './target-names.js';
 import { type TargetKind, type TargetProcess, startTarget } from './target-process.js';
-import { type Samples, verdicts } from './verdicts.js';
+import { type Samples, fastestPeer, ratiosToReferences, verdicts } from './verdicts.js';
 
 const SEEDED = 10_000;
+const WARM_UP_SECONDS = 2;
 const settings = {
-  connections: Number(process.env.BENCH_CONNECTIONS ?? 20),
-  seconds: Number(process.env.BENCH_SECONDS ?? 4),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
+  seconds: Number(process.env.BENCH_SECONDS ?? 3),
   rounds: Number(process.env.BENCH_ROUNDS ?? 7),
+  // Three more targets and half again the run time: opt-in, so a default run stays near 10 minutes.
+  postgres: process.env.BENCH_POSTGRES === '1',
 };
 const RESULTS = fileURLToPath(new URL('../results', import.meta.url));
 
@@ -37,6 +41,7 @@ export interface Row {
   'CPU µs/call': number;
   'p50 ms': number;
   'p99 ms': number;
+  '× fastest peer': number;
   '× baseline': number;
   failures: number;
 }
@@ -44,8 +49,13 @@ export interface Row {
 // A quota the load never reaches: the service pays for counting without refusing anything.
 const UNREACHED_QUOTA = { RATE_LIMIT_PER_MINUTE: '999999999' };
 
+const ratioColumns = (samples: Samples, scenario: string, target: string) => {
+  const { fastestPeer: peer, baseline } = ratiosToReferences(samples, scenario, target);
+  return { '× fastest peer': Number(peer.toFixed(2)), '× baseline': Number(baseline.toFixed(2)) };
+};
+
 const folder = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
-const postgres = await seedPostgres(SEEDED);
+const postgres = settings.postgres ? await seedPostgres(SEEDED) : undefined;
 try {
   const template = join(folder, 'template.db');
   const { apiKey } = await seedDatabase(template, SEEDED);
@@ -55,32 +65,36 @@ try {
     return startTarget(kind, { PETSTORE_DB: file, ...UNREACHED_QUOTA });
   };
   const service = await started('service');
-  const peer = await started('express-peer');
+  const fastify = await started('fastify-peer');
+  const express = await started('express-peer');
   const bare = await started('bare-node');
   // The production shape: PostgreSQL for the data, Redis for the rate limit's counts.
-  const onPostgres = await startTarget('service', {
-    DATABASE_URL: postgres.url,
-    REDIS_URL: BENCH_REDIS_URL,
-    REDIS_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}:`,
-    ...UNREACHED_QUOTA,
-  });
+  const onPostgres = postgres
+    ? await startTarget('service', {
+        DATABASE_URL: postgres.url,
+        REDIS_URL: BENCH_REDIS_URL,
+        REDIS_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}:`,
+        ...UNREACHED_QUOTA,
+      })
+    : undefined;
   const rest = (scenario: Scenario) => scenario.rest;
-  const targets: Target[] = [
-    { name: 'REST /v1', process: service, apiKey, request: rest, callsPerRequest: 1 },
-    { name: 'tRPC /trpc', process: service, apiKey, request: (scenario) => scenario.trpc, callsPerRequest: 1 },
-    { name: BATCHED, process: service, apiKey, request: (scenario) => scenario.trpcBatched, callsPerRequest: BATCH_SIZE },
-    { name: 'Express + zod peer', process: peer, apiKey, request: rest, callsPerRequest: 1 },
-    { name: 'node:http baseline', process: bare, apiKey, request: rest, callsPerRequest: 1 },
-    { name: 'REST /v1, PostgreSQL', process: onPostgres, apiKey: postgres.apiKey, request: rest, callsPerRequest: 1 },
-    { name: 'tRPC /trpc, PostgreSQL', process: onPostgres, apiKey: postgres.apiKey, request: (scenario) => scenario.trpc, callsPerRequest: 1 },
-    {
-      name: `${BATCHED}, PostgreSQL`,
-      process: onPostgres,
-      apiKey: postgres.apiKey,
-      request: (scenario) => scenario.trpcBatched,
-      callsPerRequest: BATCH_SIZE,
-    },
+  const serviceTargets = (suffix: string, server: TargetProcess, key: string): Target[] => [
+    { name: `${REST}${suffix}`, process: server, apiKey: key, request: rest, callsPerRequest: 1 },
+    { name: `${TRPC}${suffix}`, process: server, apiKey: key, request: (scenario) => scenario.trpc, callsPerRequest: 1 },
+    { name: `${BATCHED}${suffix}`, process: server, apiKey: key, request: (scenario) => scenario.trpcBatched, callsPerRequest: BATCH_SIZE },
   ];
+  const targets: Target[] = [
+    ...serviceTargets('', service, apiKey),
+    { name: FASTIFY_PEER, process: fastify, apiKey, request: rest, callsPerRequest: 1 },
+    { name: EXPRESS_PEER, process: express, apiKey, request: rest, callsPerRequest: 1 },
+    { name: BASELINE, process: bare, apiKey, request: rest, callsPerRequest: 1 },
+    ...(onPostgres && postgres ? serviceTargets(', PostgreSQL', onPostgres, postgres.apiKey) : []),
+  ];
+  const minutes = (scenarios(SEEDED).length * targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds)) / 60;
+  process.stderr.write(
+    `${targets.length} targets, ${settings.rounds} rounds of ${settings.seconds} s at ${settings.connections} connections: about ${Math.ceil(minutes)} min. ` +
+      `PostgreSQL targets ${settings.postgres ? 'on' : 'off (BENCH_POSTGRES=1 adds them)'}.\n`,
+  );
   const run = (target: Target, scenario: Scenario, seconds: number) =>
     load({
       url: target.process.url,
@@ -95,7 +109,7 @@ try {
   const samples: Samples = {};
   for (const scenario of scenarios(SEEDED)) {
     const runs = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
-    for (const target of targets) await run(target, scenario, 2); // warm-up, not recorded
+    for (const target of targets) await run(target, scenario, WARM_UP_SECONDS); // not recorded
     // A/B/A/B: every round runs every target once, so a noisy moment lands on all of them and
     // each round's ratios compare runs made seconds apart.
     for (let round = 1; round <= settings.rounds; round++) {
@@ -114,8 +128,6 @@ try {
         })),
       ]),
     );
-    const baselineRuns = [...runs].find(([target]) => target.process === bare)?.[1] ?? [];
-    const baseline = median(baselineRuns.map((result) => result.requestsPerSecond));
     for (const target of targets) {
       const results = runs.get(target) ?? [];
       const callsPerSecond = median(results.map((result) => result.requestsPerSecond)) * target.callsPerRequest;
@@ -126,7 +138,7 @@ try {
         'CPU µs/call': Math.round(median(results.map((result) => result.cpuMicrosPerRequest)) / target.callsPerRequest),
         'p50 ms': median(results.map((result) => result.p50Ms)),
         'p99 ms': median(results.map((result) => result.p99Ms)),
-        '× baseline': Number((callsPerSecond / baseline).toFixed(2)),
+        ...ratioColumns(samples, scenario.name, target.name),
         failures: results.reduce((sum, result) => sum + result.failures, 0),
       });
     }
@@ -134,15 +146,18 @@ try {
 
   const peakRssMiB = {
     'apps/api': Math.round(service.peakRssMiB()),
-    'apps/api, PostgreSQL': Math.round(onPostgres.peakRssMiB()),
-    'Express + zod peer': Math.round(peer.peakRssMiB()),
-    'node:http baseline': Math.round(bare.peakRssMiB()),
+    ...(onPostgres && { 'apps/api, PostgreSQL': Math.round(onPostgres.peakRssMiB()) }),
+    [FASTIFY_PEER]: Math.round(fastify.peakRssMiB()),
+    [EXPRESS_PEER]: Math.round(express.peakRssMiB()),
+    [BASELINE]: Math.round(bare.peakRssMiB()),
   };
-  await Promise.all([service.stop(), peer.stop(), bare.stop(), onPostgres.stop()]);
+  await Promise.all([service, fastify, express, bare, ...(onPostgres ? [onPostgres] : [])].map((target) => target.stop()));
 
   console.table(rows);
+  console.log(`Ratios are medians of per-round ratios of calls/s. Fastest peer: ${Object.keys(samples).map((scenario) => `${scenario} → ${fastestPeer(samples, scenario)}`).join('; ')}.`);
+  if (!settings.postgres) console.log('PostgreSQL targets not run (BENCH_POSTGRES=1 adds them).');
   console.log('Peak RSS (MiB):', peakRssMiB);
-  const checks = verdicts(samples, Math.max(peakRssMiB['apps/api'], peakRssMiB['apps/api, PostgreSQL']));
+  const checks = verdicts(samples, Math.max(peakRssMiB['apps/api'], peakRssMiB['apps/api, PostgreSQL'] ?? 0));
   for (const check of checks) console.log(`${check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figures}`);
 
   mkdirSync(RESULTS, { recursive: true });
@@ -152,5 +167,5 @@ try {
   console.log('Wrote bench/results/bench.json and bench/results/bench.svg');
 } finally {
   rmSync(folder, { recursive: true, force: true });
-  await postgres.drop();
+  await postgres?.drop();
 }
