@@ -4,10 +4,13 @@ import shared from '../../vitest.shared.js';
 /** Tests that do not touch storage; they run once, in the SQLite project. */
 const ENGINE_INDEPENDENT = [
   'src/openapi/**',
+  // Runs on every engine itself (ENGINES).
+  'src/procedures/**',
   'src/testing/contract.test.ts',
   'test/openapi-document.test.ts',
   'test/docs-page.test.ts',
   'test/deployment-files.test.ts',
+  'test/readme.test.ts',
 ];
 
 // The contract suite runs once per engine: on the embedded SQLite default, and on PostgreSQL with

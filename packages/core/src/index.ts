@@ -4,8 +4,12 @@ export { PetPage } from './pets/page.js';
 export * from './router/index.js';
 export * from './schemas/index.js';
 export {
+  authedProcedure,
+  callHandler,
   createCallerFactory,
+  type AuthedContext,
   type Context,
+  type Handler,
   type Deprecation,
   type ProcedureMeta,
   type ResponseNotes,

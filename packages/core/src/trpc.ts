@@ -1,4 +1,4 @@
-import { TRPCError, initTRPC } from '@trpc/server';
+import { TRPCError, getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { Database } from './db/database.js';
@@ -53,20 +53,50 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/**
- * Every operation of the interface requires an API key, checked before its input (validation
- * comes later, with `.input()`). Past this point `ctx.principal` is known not to be null.
- */
-export const authedProcedure = t.procedure.use(({ ctx, next }) => {
-  const { principal } = ctx;
-  if (!principal) {
+/** The context once a key is known: every procedure runs with one. */
+export type AuthedContext = Context & { principal: ApiKeyPrincipal };
+
+/** Every operation of the interface requires an API key, checked before its input. */
+const requirePrincipal = (ctx: Context): AuthedContext => {
+  if (!ctx.principal) {
     throw new TRPCError({
       code: 'UNAUTHORIZED',
       message: 'A valid API key is required: send "Authorization: Bearer <API_KEY>".',
     });
   }
-  return next({ ctx: { principal } });
-});
+  return ctx as AuthedContext;
+};
+
+/** Past this middleware `ctx.principal` is known not to be null; validation comes later, with `.input()`. */
+export const authedProcedure = t.procedure.use(({ ctx, next }) => next({ ctx: requirePrincipal(ctx) }));
+
+/**
+ * What a procedure does, apart from tRPC: its input schema and its resolver. Each procedure is
+ * built from one (`.input(handler.input)` … `.query(handler.resolve)`), and the service's own
+ * transports run it through `callHandler`: the same key check, validation and resolver as the
+ * procedure, without tRPC's middleware chain (see DEVELOPERS.md for what that chain costs per call).
+ * So a rule every call must obey belongs in `callHandler` and `authedProcedure` alike, never in a
+ * middleware of one procedure: a test fails when a procedure's chain is more than key check,
+ * input, output and resolver.
+ */
+export interface Handler<Input extends z.ZodType = z.ZodType, Output = unknown> {
+  input: Input;
+  resolve(opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Output>;
+}
+
+export const handler = <Input extends z.ZodType, Output>(definition: Handler<Input, Output>) => definition;
+
+/** Runs a handler as its procedure would run: 401 without a key, 400 for invalid input, 500 for a crash. */
+export const callHandler = async (definition: Handler, ctx: Context, rawInput: unknown): Promise<unknown> => {
+  const authed = requirePrincipal(ctx);
+  const parsed = definition.input.safeParse(rawInput);
+  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+  try {
+    return await definition.resolve({ ctx: authed, input: parsed.data });
+  } catch (cause) {
+    throw getTRPCErrorFromUnknown(cause);
+  }
+};
 
 /**
  * A procedure's result schema, for its type and for the OpenAPI document, which shows the named

@@ -1,4 +1,4 @@
-import { type AppRouter, type Context, type ProcedureMeta, appRouter } from '@petstore/core';
+import { type AppRouter, type Context, type Handler, type ProcedureMeta, appRouter, callHandler, handlers } from '@petstore/core';
 import { type TRPCProcedureType, callTRPCProcedure } from '@trpc/server';
 
 /** A procedure as both transports see it: its name, its kind and its meta. */
@@ -8,6 +8,8 @@ export interface ProcedureEntry {
   meta: ProcedureMeta;
   /** The input schema's component name (`NewPet`), from its zod meta; used by the document. */
   inputSchemaName: string | undefined;
+  /** What the procedure runs, callable without tRPC's middleware chain; absent: through tRPC. */
+  handler: Handler | undefined;
 }
 
 const schemaId = (schema: unknown): string | undefined => {
@@ -24,16 +26,19 @@ export const procedureTable = (router: AppRouter = appRouter): ReadonlyMap<strin
   new Map(
     Object.entries(router._def.procedures).map(([name, procedure]) => {
       const { _def } = procedure;
-      return [name, { name, type: _def.type, meta: (_def.meta ?? {}) as ProcedureMeta, inputSchemaName: schemaId(_def.inputs[0]) }];
+      const meta = (_def.meta ?? {}) as ProcedureMeta;
+      const handler = (handlers as Record<string, Handler | undefined>)[name];
+      return [name, { name, type: _def.type, meta, inputSchemaName: schemaId(_def.inputs[0]), handler }];
     }),
   );
 
 /**
- * Runs one procedure (its middlewares, input validation and resolver) the way tRPC's own adapters
- * do, through its public `callTRPCProcedure`.
+ * Runs one procedure: its key check, input validation and resolver. Through its handler when it
+ * has one (`callHandler`, without tRPC's middleware chain); otherwise the way tRPC's own adapters
+ * do, through the public `callTRPCProcedure`.
  */
 export const callProcedure = (entry: ProcedureEntry, ctx: Context, input: unknown, batchIndex = 0): Promise<unknown> =>
-  callTRPCProcedure({
+  entry.handler ? callHandler(entry.handler, ctx, input) : callTRPCProcedure({
     router: appRouter,
     path: entry.name,
     type: entry.type,

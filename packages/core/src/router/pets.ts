@@ -12,7 +12,7 @@ import {
   SuccessorLinkHeader,
   SunsetHeader,
 } from '../schemas/response-headers.js';
-import { authedProcedure, resultOf } from '../trpc.js';
+import { authedProcedure, handler, resultOf } from '../trpc.js';
 
 const tags = ['animals'];
 
@@ -22,6 +22,11 @@ const everyOperation = {
   429: 'Too many requests for this API key; `Retry-After` says when to try again.',
   500: 'The server failed; the cause is logged, never sent.',
 };
+
+export const listPetsHandler = handler({
+  input: ListPetsQuery,
+  resolve: async ({ ctx, input }) => readPetPage(ctx.db.pets, input),
+});
 
 export const listPets = authedProcedure
   .meta({
@@ -40,9 +45,23 @@ export const listPets = authedProcedure
       errorResponses: { 400: 'A query parameter is invalid.', ...everyOperation },
     },
   })
-  .input(ListPetsQuery)
+  .input(listPetsHandler.input)
   .output(resultOf(PetPage))
-  .query(({ ctx, input }) => readPetPage(ctx.db.pets, input));
+  .query(listPetsHandler.resolve);
+
+export const createPetHandler = handler({
+  input: NewPet,
+  resolve: async ({ ctx, input }) => {
+    const { pet, replayed } = await addPet(ctx.db.pets, {
+      pet: input,
+      apiKeyId: ctx.principal.keyId,
+      idempotencyKey: ctx.idempotencyKey,
+      now: new Date(),
+    });
+    if (replayed) ctx.response.replayed = true;
+    return pet;
+  },
+});
 
 export const createPet = authedProcedure
   .meta({
@@ -78,18 +97,18 @@ export const createPet = authedProcedure
       },
     },
   })
-  .input(NewPet)
+  .input(createPetHandler.input)
   .output(resultOf(Pet))
-  .mutation(async ({ ctx, input }) => {
-    const { pet, replayed } = await addPet(ctx.db.pets, {
-      pet: input,
-      apiKeyId: ctx.principal.keyId,
-      idempotencyKey: ctx.idempotencyKey,
-      now: new Date(),
-    });
-    if (replayed) ctx.response.replayed = true;
+  .mutation(createPetHandler.resolve);
+
+export const getPetHandler = handler({
+  input: GetPetParams,
+  resolve: async ({ ctx, input }) => {
+    const pet = await ctx.db.pets.findById(input.petId);
+    if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No animal has id ${input.petId}.` });
     return pet;
-  });
+  },
+});
 
 export const getPet = authedProcedure
   .meta({
@@ -120,10 +139,6 @@ export const getPet = authedProcedure
       },
     },
   })
-  .input(GetPetParams)
+  .input(getPetHandler.input)
   .output(resultOf(Pet))
-  .query(async ({ ctx, input }) => {
-    const pet = await ctx.db.pets.findById(input.petId);
-    if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No animal has id ${input.petId}.` });
-    return pet;
-  });
+  .query(getPetHandler.resolve);
