@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,9 +23,43 @@ describe('GET /v1/openapi.json', () => {
     expect(response.status).toBe(200);
     const document = (await response.json()) as { servers: unknown };
     expect(document.servers).toEqual([
-      { url: 'https://petstore.example/v1', description: 'Production' },
-      { url: 'https://staging.petstore.example/v1', description: 'Staging' },
+      { url: 'https://petstore.example/v1', description: 'Production', 'x-internal': false },
+      { url: 'https://staging.petstore.example/v1', description: 'Staging', 'x-internal': false },
     ]);
+  });
+});
+
+describe('the Error body as sent', () => {
+  // `call` checks every answer against the served document, whose Error.message has a maxLength.
+  it('keeps its message within the documented maxLength for a long invalid petId (400)', async () => {
+    const response = await call(server, `/v1/pets/${'9'.repeat(5_000)}`);
+    expect(response.status).toBe(400);
+  });
+
+  it('keeps its message within the documented maxLength for a long unknown path (404)', async () => {
+    const response = await call(server, `/v1/${'a'.repeat(5_000)}`, { method: 'UNSUBSCRIBE' });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('the RateLimit headers as sent', () => {
+  // Checked against the served document by `call`, like every answer.
+  it('a 401 reports the quota of failed authentications from the client address', async () => {
+    const response = await call(server, '/v1/pets', { key: 'pst_not_a_key' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('ratelimit-policy')).toMatch(/^"per-address";q=\d+;w=60$/);
+  });
+
+  it('a 429 after too many failed authentications reports that quota', async () => {
+    const strict = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '1' });
+    try {
+      expect((await call(strict, '/v1/pets', { key: 'pst_not_a_key' })).status).toBe(401);
+      const response = await call(strict, '/v1/pets', { key: 'pst_not_a_key' });
+      expect(response.status).toBe(429);
+      expect(response.headers.get('ratelimit-policy')).toBe('"per-address";q=1;w=60');
+    } finally {
+      await strict.dispose();
+    }
   });
 });
 
@@ -38,17 +73,36 @@ describe('the committed openapi.json', () => {
     expect(result).toMatchObject({ valid: true, warnings: [] });
   });
 
-  it('passes spectral lint with the spectral:oas ruleset, warnings included', async () => {
-    const spectral = spawnCommand(join(API_ROOT, 'node_modules', '.bin', 'spectral'), [
+  it('passes spectral lint with spectral:oas and the OWASP API Security ruleset, warnings included', async () => {
+    const result = await lint(COMMITTED_DOCUMENT_PATH);
+    expect(result.stdout + result.stderr).toMatch(/No results with a severity of 'hint' or higher found!/);
+    expect(result.code).toBe(0);
+  });
+
+  it('would fail that lint on a problem the OWASP ruleset finds: an unbounded page', async () => {
+    const document = JSON.parse(readFileSync(COMMITTED_DOCUMENT_PATH, 'utf8')) as { components: { schemas: { Pets: object } } };
+    delete (document.components.schemas.Pets as { maxItems?: number }).maxItems;
+    const folder = mkdtempSync(join(tmpdir(), 'petstore-openapi-'));
+    try {
+      writeFileSync(join(folder, 'openapi.json'), JSON.stringify(document));
+      const result = await lint(join(folder, 'openapi.json'));
+      expect(result.stdout).toMatch(/owasp:api4:2023-array-limit .* components\.schemas\.Pets/);
+      expect(result.code).not.toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+/** `spectral lint` with the repository's ruleset, failing on anything it reports, hints included. */
+const lint = (path: string) =>
+  collect(
+    spawnCommand(join(API_ROOT, 'node_modules', '.bin', 'spectral'), [
       'lint',
-      COMMITTED_DOCUMENT_PATH,
+      path,
       '--ruleset',
       join(REPO_ROOT, '.spectral.yaml'),
       '--fail-severity',
       'hint',
-    ]);
-    const result = await collect(spectral);
-    expect(result.stdout + result.stderr).toMatch(/No results with a severity of 'hint' or higher found!/);
-    expect(result.code).toBe(0);
-  });
-});
+    ]),
+  );

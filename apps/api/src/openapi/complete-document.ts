@@ -97,7 +97,7 @@ const transportHeaders = (status: string) => {
         'The quota that is spent: the API key\'s (`per-key`), or that of failed authentications from the client address (`per-address`).',
         ['q', 'w'],
       ),
-      RateLimit: spentQuota('What is left of the spent quota: none, for the next `t` seconds.', ['r', 't']),
+      RateLimit: spentQuota('What is left of the spent quota: `r` more for the next `t` seconds.', ['r', 't']),
     };
   }
   return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs('per-key') };

@@ -182,9 +182,9 @@ export interface operations {
                     "Retry-After": number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
-                    "RateLimit-Policy"?: components["headers"]["RateLimit-Policy.per-key"]["schema"] | components["headers"]["RateLimit-Policy.per-address"]["schema"];
-                    /** @description What is left of the spent quota. Absent when that limit is off. */
-                    RateLimit?: components["headers"]["RateLimit.per-key"]["schema"] | components["headers"]["RateLimit.per-address"]["schema"];
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the spent quota: `r` more for the next `t` seconds. Absent when that limit is off. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -293,9 +293,9 @@ export interface operations {
                     "Retry-After": number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
-                    "RateLimit-Policy"?: components["headers"]["RateLimit-Policy.per-key"]["schema"] | components["headers"]["RateLimit-Policy.per-address"]["schema"];
-                    /** @description What is left of the spent quota. Absent when that limit is off. */
-                    RateLimit?: components["headers"]["RateLimit.per-key"]["schema"] | components["headers"]["RateLimit.per-address"]["schema"];
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the spent quota: `r` more for the next `t` seconds. Absent when that limit is off. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -391,9 +391,9 @@ export interface operations {
                     "Retry-After": number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
-                    "RateLimit-Policy"?: components["headers"]["RateLimit-Policy.per-key"]["schema"] | components["headers"]["RateLimit-Policy.per-address"]["schema"];
-                    /** @description What is left of the spent quota. Absent when that limit is off. */
-                    RateLimit?: components["headers"]["RateLimit.per-key"]["schema"] | components["headers"]["RateLimit.per-address"]["schema"];
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the spent quota: `r` more for the next `t` seconds. Absent when that limit is off. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {

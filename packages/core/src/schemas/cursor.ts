@@ -21,9 +21,12 @@ export const decodeCursor = (cursor: string): number | undefined => {
   return afterId <= MAX_SAFE_ID && encodeCursor(afterId) === cursor ? afterId : undefined;
 };
 
+/** Room for every cursor this service makes (at most 30 characters) and then some. */
+export const MAX_CURSOR_LENGTH = 64;
+
 export const Cursor = z
   .string()
-  .max(64)
+  .max(MAX_CURSOR_LENGTH)
   .transform((cursor, ctx) => {
     const afterId = decodeCursor(cursor);
     if (afterId !== undefined) return afterId;
@@ -33,4 +36,6 @@ export const Cursor = z
   .meta({
     description:
       'Opaque position in the list. Take it from the `Link: <…>; rel="next"` header of the previous page.',
+    // Base64url without padding: the only spelling `decodeCursor` accepts.
+    pattern: '^[A-Za-z0-9_-]+$',
   });

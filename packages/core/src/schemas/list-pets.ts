@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import { Cursor } from './cursor.js';
 import { integerParam } from './integers.js';
+import { PAGE_SIZE } from './page-size.js';
 import { PetStatus } from './pet.js';
 
-export const PAGE_SIZE = { min: 1, max: 100, default: 20 } as const;
+// In a module of its own so that `Pets` (pet.ts, imported above) can be bounded by it too.
+export { PAGE_SIZE };
 
 export const ListPetsQuery = z
   .strictObject({
     limit: integerParam(
       z.int().min(PAGE_SIZE.min).max(PAGE_SIZE.max).default(PAGE_SIZE.default),
-    ).meta({ description: 'Maximum number of animals to return.' }),
+    ).meta({ description: 'Maximum number of animals to return.', format: 'int32' }),
     status: PetStatus.optional().meta({ description: 'Filters animals by availability.' }),
     cursor: Cursor.optional(),
   })

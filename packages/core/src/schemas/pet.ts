@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_SAFE_ID, integerParam } from './integers.js';
+import { PAGE_SIZE } from './page-size.js';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
@@ -9,6 +10,11 @@ export const PetStatus = z
 export type PetStatus = z.infer<typeof PetStatus>;
 
 export const PET_NAME_MAX_CODE_POINTS = 255;
+
+// The name rules a JSON Schema pattern can say (ECMAScript's `\s` is exactly what `trim()` removes):
+// a name sent holds something besides white space and no NUL; a name returned is also trimmed.
+const SENT_NAME_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+const STORED_NAME_PATTERN = '^[^\\s\\u0000](?:[^\\u0000]*[^\\s\\u0000])?$';
 
 /**
  * Trimmed, then 1..255 Unicode code points (JSON Schema's `maxLength` counts code points too,
@@ -25,7 +31,7 @@ const PetName = z
   })
   .refine((name) => name.isWellFormed(), { message: 'must be well-formed Unicode' })
   .refine((name) => !name.includes('\u0000'), { message: 'must not contain the NUL character' })
-  .meta({ description: "The animal's name.", maxLength: PET_NAME_MAX_CODE_POINTS });
+  .meta({ description: "The animal's name.", maxLength: PET_NAME_MAX_CODE_POINTS, pattern: SENT_NAME_PATTERN });
 
 /**
  * int64 in the interface, narrowed to 1..2^53-1: larger values cannot round-trip through JSON
@@ -54,14 +60,21 @@ export type NewPet = z.output<typeof NewPet>;
 export const Pet = z
   .strictObject({
     id: PetId,
-    name: z.string().meta({ description: "The animal's name.", minLength: 1, maxLength: PET_NAME_MAX_CODE_POINTS }),
+    name: z.string().meta({
+      description: "The animal's name.",
+      minLength: 1,
+      maxLength: PET_NAME_MAX_CODE_POINTS,
+      pattern: STORED_NAME_PATTERN,
+    }),
     categoryId: CategoryId,
     status: PetStatus,
   })
   .meta({ id: 'Pet', description: 'An animal as the store returns it.' });
 export type Pet = z.output<typeof Pet>;
 
-export const Pets = z.array(Pet).meta({ id: 'Pets', description: 'A page of animals, by ascending id.' });
+export const Pets = z
+  .array(Pet)
+  .meta({ id: 'Pets', description: 'A page of animals, by ascending id.', maxItems: PAGE_SIZE.max });
 
 export const GetPetParams = z.strictObject({
   petId: integerParam(PetId).meta({ description: 'The identifier of the animal.' }),
