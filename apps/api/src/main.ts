@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { KEYS_COMMAND } from './cli/keys-command.js';
 import { ConfigError, readConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
@@ -12,7 +13,7 @@ const firstKeyBanner = (key: string, url: string) => {
     `  ${key}`,
     '',
     `Try it: curl -H "Authorization: Bearer ${key}" ${url}/v1/pets`,
-    'More keys: pnpm keys create <name>',
+    `More keys: ${KEYS_COMMAND} create <name>`,
     rule,
     '',
   ].join('\n');

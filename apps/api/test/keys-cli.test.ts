@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import { readConfig, startServer } from '../src/index.js';
 import { type TestStorage, createTestStorage } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
-import { REPO_ROOT, collect, spawnCommand, spawnEntry } from './support/processes.js';
+import { KEYS_COMMAND } from '../src/cli/keys-command.js';
+import { REPO_ROOT, collect, spawnCommand } from './support/processes.js';
 
 let storage: TestStorage;
 beforeEach(async () => {
@@ -11,14 +12,44 @@ beforeEach(async () => {
 });
 afterEach(() => storage.dispose());
 
-const keys = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, storage.env));
+/** The CLI as apps/api's `keys` bin runs it. */
+const keys = (...args: string[]) => collect(spawnCommand('bin/keys', args, storage.env));
+
+/** As users type it, from the repository root: `npx pnpm keys …`. */
+const keysFromRoot = async (...args: string[]) => {
+  const finished = await collect(spawnCommand('sh', ['-c', `${KEYS_COMMAND} "$@"`, 'sh', ...args], storage.env, REPO_ROOT));
+  // npm warns about settings in the user's own ~/.npmrc; that is the machine, not this CLI.
+  return { ...finished, stderr: finished.stderr.replace(/^npm warn .*\n/gm, '') };
+};
+
+const USAGE = /^Usage:\n {2}npx pnpm keys create <name>/;
 
 describe('the keys CLI', () => {
   it('is scriptable from the repository root: the key alone on the last line', async () => {
-    const shell = spawnCommand('sh', ['-c', 'pnpm --silent keys create ci | tail -1'], storage.env, REPO_ROOT);
+    const shell = spawnCommand('sh', ['-c', `${KEYS_COMMAND} create ci | tail -1`], storage.env, REPO_ROOT);
     const { code, stdout } = await collect(shell);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^pst_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n$/);
+  });
+
+  it.each([[[]], [['help']], [['--help']], [['-h']], [['create', '--help']]])('prints its usage for %j and exits 0', async (args) => {
+    const result = await keys(...args);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toMatch(USAGE);
+  });
+
+  it('answers help and refusals from the repository root with its own words only, not pnpm\'s', async () => {
+    const help = await keysFromRoot('--help');
+    expect([help.code, help.stderr]).toEqual([0, '']);
+    expect(help.stdout).toMatch(USAGE);
+
+    const wrong = await keysFromRoot('frobnicate');
+    expect([wrong.code, wrong.stdout]).toEqual([2, '']);
+    expect(wrong.stderr).toMatch(/^There is no "frobnicate" command: use create, list or revoke\.\n\nUsage:\n[^]*\.\n$/);
+    expect(wrong.stderr).not.toMatch(/ELIFECYCLE|ERR_PNPM|Command failed/);
+
+    const refused = await keysFromRoot('revoke', 'nobody');
+    expect([refused.code, refused.stdout, refused.stderr]).toEqual([1, '', 'No live key has the name or id "nobody".\n']);
   });
 
   it('creates a key a server on the same database accepts, lists it without secrets, and revokes it', async () => {
@@ -57,17 +88,29 @@ describe('the keys CLI', () => {
   });
 
   it.each([
-    [[], 2, /Usage/],
-    [['create'], 2, /Usage/],
-    [['create', 'a', 'b'], 2, /Usage/],
-    [['frobnicate'], 2, /Usage/],
-    [['create', '123'], 1, /only digits/],
-    [['revoke', 'nobody'], 1, /No live key/],
-  ])('answers %j with exit code %i and a message', async (args, code, message) => {
+    [['create'], 'create needs a <name>.'],
+    [['create', 'a', 'b'], 'create takes one <name>, not "a" "b".'],
+    [['list', 'all'], 'list takes no arguments, not "all".'],
+    [['revoke'], 'revoke needs a <name-or-id>.'],
+    [['frobnicate'], 'There is no "frobnicate" command: use create, list or revoke.'],
+    [['list', '--expires', '30d'], '--expires goes with create only.'],
+    [['create', 'ci', '--expires', '30x'], '--expires takes a duration such as 30d, 12h or 90m, not "30x".'],
+    [['create', 'ci', '--expires'], "Option '--expires <value>' argument missing"],
+  ])('refuses %j with exit code 2, one line saying why, then its usage', async (args, reason) => {
     const result = await keys(...args);
-    expect(result.code).toBe(code);
+    expect([result.code, result.stdout]).toEqual([2, '']);
+    const [line, blank, ...usage] = result.stderr.split('\n');
+    expect([line, blank]).toEqual([reason, '']);
+    expect(usage.join('\n')).toMatch(USAGE);
+  });
+
+  it.each([
+    [['create', '123'], /^Key name .*only digits.*\.\n$/],
+    [['revoke', 'nobody'], /^No live key has the name or id "nobody"\.\n$/],
+  ])('refuses %j with exit code 1 and one line', async (args, message) => {
+    const result = await keys(...args);
+    expect([result.code, result.stdout]).toEqual([1, '']);
     expect(result.stderr).toMatch(message);
-    expect(result.stdout).toBe('');
   });
 
   it('refuses a second live key with the same name', async () => {

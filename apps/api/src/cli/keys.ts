@@ -1,27 +1,74 @@
+import { parseArgs } from 'node:util';
 import { ApiKeyError, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
 import { ConfigError, readConfig } from '../config.js';
+import { KEYS_COMMAND } from './keys-command.js';
 
 const USAGE = `Usage:
-  pnpm keys create <name> [--expires <n>d|h|m]
-                                  create a key, valid for good or for n days, hours or minutes;
-                                  the key itself is printed alone on the last line
-  pnpm keys list                  list keys, with their expiry and last use (never their secrets)
-  pnpm keys revoke <name-or-id>   revoke a key; servers refuse it at once
+  ${KEYS_COMMAND} create <name> [--expires <n>d|h|m]
+                                      create a key, valid for good or for n days, hours or minutes;
+                                      the key itself is printed alone on the last line
+  ${KEYS_COMMAND} list                  list keys, with their expiry and last use (never their secrets)
+  ${KEYS_COMMAND} revoke <name-or-id>   revoke a key; servers refuse it at once
+  ${KEYS_COMMAND} help                  this text (also --help, -h)
 The database is the server's: DATABASE_URL (PostgreSQL) when set, else PETSTORE_DB (SQLite,
 default ./data/petstore.db).`;
 
+/** A command line that asks for nothing this CLI does; its message is one line saying why. */
 class UsageError extends Error {}
 
-const date = (value: Date | null) => (value ? value.toISOString().replace(/\.\d+Z$/, 'Z') : '-');
+type Request =
+  | { command: 'help' }
+  | { command: 'create'; name: string; expiresAt: Date | null }
+  | { command: 'list' }
+  | { command: 'revoke'; nameOrId: string };
+
+/** What each command takes after its name; list takes nothing. */
+const OPERAND = { create: '<name>', list: undefined, revoke: '<name-or-id>' } as const;
+const isCommand = (word: string): word is keyof typeof OPERAND => Object.hasOwn(OPERAND, word);
+const quoted = (words: string[]) => words.map((word) => `"${word}"`).join(' ');
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** `30d`, `12h` or `90m` from now. */
 const expiryFrom = (duration: string): Date => {
   const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(duration);
-  if (!match) throw new ApiKeyError(`--expires takes a duration such as 30d, 12h or 90m, not "${duration}".`);
+  if (!match) throw new UsageError(`--expires takes a duration such as 30d, 12h or 90m, not "${duration}".`);
   return new Date(Date.now() + Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
 };
+
+/** Reads the whole command line before anything touches the database. */
+const parse = (args: string[]): Request => {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { expires: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  const [command, ...operands] = positionals;
+  if (values.help === true || command === undefined || command === 'help') return { command: 'help' };
+  if (!isCommand(command)) throw new UsageError(`There is no "${command}" command: use create, list or revoke.`);
+  if (values.expires !== undefined && command !== 'create') throw new UsageError('--expires goes with create only.');
+  const operandName = OPERAND[command];
+  if (operandName === undefined && operands.length > 0) throw new UsageError(`${command} takes no arguments, not ${quoted(operands)}.`);
+  if (operandName !== undefined && operands.length === 0) throw new UsageError(`${command} needs a ${operandName}.`);
+  if (operandName !== undefined && operands.length > 1) throw new UsageError(`${command} takes one ${operandName}, not ${quoted(operands)}.`);
+  const operand = operands[0] ?? '';
+  switch (command) {
+    case 'create':
+      return { command, name: operand, expiresAt: values.expires === undefined ? null : expiryFrom(values.expires) };
+    case 'list':
+      return { command };
+    case 'revoke':
+      return { command, nameOrId: operand };
+  }
+};
+
+const date = (value: Date | null) => (value ? value.toISOString().replace(/\.\d+Z$/, 'Z') : '-');
 
 const table = (keys: ApiKeySummary[]) => {
   const rows = [
@@ -40,54 +87,43 @@ const table = (keys: ApiKeySummary[]) => {
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd());
 };
 
-const run = async (args: string[]): Promise<string[]> => {
-  const [command, argument, ...rest] = args;
-  const expectArgument = (count: number) => {
-    if ((argument === undefined ? 0 : 1) + rest.length !== count) throw new UsageError();
-  };
-  // `create <name> --expires 30d`: the option is read here, the rest counted as usual.
-  let expiresAt: Date | null = null;
-  if (command === 'create' && rest[0] === '--expires') {
-    if (rest[1] === undefined) throw new UsageError();
-    expiresAt = expiryFrom(rest[1]);
-    rest.splice(0, 2);
-  }
+const run = async (request: Exclude<Request, { command: 'help' }>): Promise<string[]> => {
   const config = readConfig();
   const db = await openDatabase({ url: config.databaseUrl, sqliteFile: config.databaseFile, poolSize: 1 });
   const keys = createApiKeys(db.apiKeys);
   try {
-    switch (command) {
+    switch (request.command) {
       case 'create': {
-        expectArgument(1);
-        const { key, token } = await keys.create(argument ?? '', { expiresAt });
+        const { key, token } = await keys.create(request.name, { expiresAt: request.expiresAt });
         const until = key.expiresAt ? `, valid until ${date(key.expiresAt)}` : '';
         return [`Created key ${key.id} "${key.name}"${until}. It is shown only this once:`, token];
       }
       case 'list': {
-        expectArgument(0);
         const listed = await keys.list();
-        return listed.length > 0 ? table(listed) : ['No keys yet. Create one: pnpm keys create <name>'];
+        return listed.length > 0 ? table(listed) : [`No keys yet. Create one: ${KEYS_COMMAND} create <name>`];
       }
       case 'revoke': {
-        expectArgument(1);
-        const key = await keys.revoke(argument ?? '');
+        const key = await keys.revoke(request.nameOrId);
         return [`Revoked key ${key.id} "${key.name}".`];
       }
-      default:
-        throw new UsageError();
     }
   } finally {
     await db.close();
   }
 };
 
-run(process.argv.slice(2)).then(
+const main = async (): Promise<string[]> => {
+  const request = parse(process.argv.slice(2));
+  return request.command === 'help' ? [USAGE] : run(request);
+};
+
+main().then(
   (lines) => {
     process.stdout.write(`${lines.join('\n')}\n`);
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`${USAGE}\n`);
+      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
       process.exitCode = 2;
       return;
     }
