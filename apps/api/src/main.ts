@@ -27,7 +27,13 @@ const main = async () => {
   if (server.firstApiKey) writeSync(1, firstKeyBanner(server.firstApiKey, server.url));
   logger.info({ url: server.url, port: server.port, database: config.databaseFile }, 'Petstore is listening');
 
+  let stopping = false;
   const shutDown = (signal: NodeJS.Signals) => {
+    // Under `pnpm start` a stop comes twice: a terminal signals the whole process group, and pnpm
+    // passes the same signal on to the service. The shutdown under way answers both; a second
+    // signal left to Node's default would kill the service before its requests finish.
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     server.close().then(
       () => {
@@ -40,8 +46,8 @@ const main = async () => {
       },
     );
   };
-  process.once('SIGTERM', shutDown);
-  process.once('SIGINT', shutDown);
+  process.on('SIGTERM', shutDown);
+  process.on('SIGINT', shutDown);
 };
 
 main().catch((error: unknown) => {
