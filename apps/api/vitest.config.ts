@@ -13,6 +13,17 @@ const ENGINE_INDEPENDENT = [
   'test/readme.test.ts',
 ];
 
+/** The contract tests of `/v1` and `/trpc`, which need nothing of the app around them. */
+const EXPRESS_MOUNTED = [
+  'test/list-pets.test.ts',
+  'test/create-pet.test.ts',
+  'test/get-pet.test.ts',
+  'test/auth.test.ts',
+  'test/idempotency.test.ts',
+  'test/rate-limit.test.ts',
+  'test/trpc.test.ts',
+];
+
 // The contract suite runs once per engine: on the embedded SQLite default, and on PostgreSQL with
 // Redis for shared state, as several instances run in production.
 export default mergeConfig(
@@ -31,6 +42,19 @@ export default mergeConfig(
             name: 'postgres',
             env: { PETSTORE_TEST_ENGINE: 'postgres' },
             exclude: [...ENGINE_INDEPENDENT, '**/node_modules/**'],
+          },
+        },
+        {
+          // The REST and tRPC contract again, with the handlers mounted as middleware in a bare
+          // Express 5 app (`app.use(petstore.middleware)`), as a host application would. Not
+          // `extends: true`, which would add the shared include list to this one.
+          resolve: shared.resolve,
+          ssr: shared.ssr,
+          test: {
+            ...shared.test,
+            name: 'express',
+            env: { PETSTORE_TEST_ENGINE: 'sqlite', PETSTORE_TEST_MOUNT: 'express' },
+            include: EXPRESS_MOUNTED,
           },
         },
       ],

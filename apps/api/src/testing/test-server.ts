@@ -3,6 +3,12 @@ import { readConfig } from '../config.js';
 import { type RunningServer, startServer } from '../server.js';
 import { type TestStorage, createTestStorage } from './test-storage.js';
 
+/**
+ * How the API is served: through the service's own front door, or as middleware in a bare
+ * Express app (the vitest project `express` runs the REST contract that way).
+ */
+export const TEST_MOUNT: 'front-door' | 'express' = process.env.PETSTORE_TEST_MOUNT === 'express' ? 'express' : 'front-door';
+
 export interface TestServer extends RunningServer {
   /** The key the server created on its fresh database. */
   apiKey: string;
@@ -23,9 +29,10 @@ export const startTestServer = async (
   logger: Logger = quiet,
 ): Promise<TestServer> => {
   const storage = reuse?.storage ?? (await createTestStorage());
-  // Rate limiting is off unless a test turns it on: most tests send far more than 600 a minute.
-  const config = readConfig({ PORT: '0', HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', ...storage.env, ...environment });
-  const server = await startServer(config, logger);
+  // Rate limits are off unless a test turns them on: most tests send far more than 600 requests,
+  // and far more refused keys than 60, a minute.
+  const config = readConfig({ PORT: '0', HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0', ...storage.env, ...environment });
+  const server = await startServer(config, logger, { mount: TEST_MOUNT });
   const apiKey = reuse?.apiKey ?? server.firstApiKey;
   if (apiKey === undefined) throw new Error('a fresh database should have been given a key');
   return {
