@@ -68,4 +68,44 @@ describe('the typed client', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(pages.flat().every((pet) => pet.status === 'pending')).toBe(true);
   });
+
+  it('batches the calls made together into one HTTP request', async () => {
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests += 1;
+      return fetch(input, init);
+    };
+    const petstore = createPetstoreClient({ url: server.url, apiKey: server.apiKey, fetch: counting });
+    const [first, second, third] = await Promise.all([
+      petstore.listPets.query({ limit: 1 }),
+      petstore.listPets.query({ status: 'sold' }),
+      petstore.getPet.query({ petId: 999_999 }).catch((error: unknown) => error),
+    ]);
+    expect(requests).toBe(1);
+    expect(first?.items.length).toBeLessThanOrEqual(1);
+    expect(second?.items.every((pet) => pet.status === 'sold')).toBe(true);
+    expect(isPetstoreError(third) && third.data?.code).toBe('NOT_FOUND');
+  });
+
+  it('walks the pages by nextCursor with no gap or repeat while animals are added', async () => {
+    const petstore = client();
+    const status = 'available';
+    const before: number[] = [];
+    for await (const page of pagesOfPets(petstore, { status, limit: 50 })) before.push(...page.map((pet) => pet.id));
+    for (let index = 0; index < 9; index++) await petstore.createPet.mutate({ name: `walk${index}`, categoryId: 4 });
+
+    const seen: number[] = [];
+    const added: number[] = [];
+    for await (const page of pagesOfPets(petstore, { status, limit: 4 })) {
+      seen.push(...page.map((pet) => pet.id));
+      // Added behind the cursor while the walk goes on: each must turn up once, at the end.
+      added.push((await petstore.createPet.mutate({ name: 'during', categoryId: 4 })).id);
+      if (added.length > 40) throw new Error('the walk does not end');
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(seen.slice(0, before.length)).toEqual(before);
+    // Every animal added before the last page was read is in the walk.
+    expect(seen).toEqual(expect.arrayContaining(added.slice(0, -1)));
+  });
 });

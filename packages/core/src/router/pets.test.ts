@@ -69,4 +69,19 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
     const second = await caller.listPets({ limit: 2, status: 'sold', cursor: first.nextCursor ?? undefined });
     expect(second).toEqual({ items: [expect.objectContaining({ id: 4 })], nextCursor: null });
   });
+
+  it('walks every page through createCaller, following nextCursor, with animals added meanwhile', async () => {
+    const caller = createCaller(ctx);
+    for (let index = 0; index < 10; index++) await caller.createPet({ name: `p${index}`, categoryId: 1 });
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await caller.listPets({ limit: 3, ...(cursor !== null && { cursor }) });
+      seen.push(...page.items.map((pet) => pet.id));
+      cursor = page.nextCursor;
+      if (seen.length < 12) await caller.createPet({ name: 'during', categoryId: 1 });
+    } while (cursor !== null);
+    expect(seen).toEqual(Array.from({ length: seen.length }, (_, index) => index + 1));
+    expect(seen.length).toBeGreaterThanOrEqual(12);
+  });
 });
