@@ -72,7 +72,7 @@ export interface ServerOptions {
  */
 const listenerFor = (petstore: Petstore, logger: Logger, { mount = 'front-door' }: ServerOptions) => {
   if (mount === 'express') return express().use(petstore.middleware);
-  const app = createApp({ ready: petstore.state.ready, logger });
+  const app = createApp({ ready: () => petstore.state.ready(), logger });
   const { frontDoor } = petstore;
   return (req: IncomingMessage, res: ServerResponse) => {
     if (!frontDoor(req, res)) app(req, res);

@@ -15,7 +15,7 @@ const started = async (environment: NodeJS.ProcessEnv = {}) => (server = await s
 const trpc = (running: TestServer, path: string, init: RequestInit = {}) =>
   fetch(`${running.url}/trpc/${path}`, {
     ...init,
-    headers: { Authorization: `Bearer ${running.apiKey}`, ...(init.body && { 'Content-Type': 'application/json' }), ...init.headers },
+    headers: { Authorization: `Bearer ${running.apiKey}`, ...(init.body && { 'Content-Type': 'application/json' }), ...(init.headers as Record<string, string> | undefined) },
   });
 
 const batchOf = (procedure: string, count: number, input: unknown) =>
@@ -111,7 +111,7 @@ describe('/trpc calls', () => {
     ['a body over the limit', 'createPet', { method: 'POST', body: JSON.stringify({ name: 'x'.repeat(70_000), categoryId: 1 }) }, 413, 'PAYLOAD_TOO_LARGE'],
   ])('answers %s in the tRPC envelope with its status', async (_, path, init, status, code) => {
     const running = await started();
-    const response = await trpc(running, path, init as RequestInit);
+    const response = await trpc(running, path, init);
     expect(response.status).toBe(status);
     expect(await response.json()).toMatchObject({ error: { data: { code, httpStatus: status } } });
   });

@@ -47,10 +47,16 @@ const collect = (stream: Readable, onTooLarge: () => void) =>
       }
       chunks.push(chunk);
     });
-    stream.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    stream.once('error', (error: Error) => resolve(error));
+    stream.once('end', () => {
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    });
+    stream.once('error', (error: Error) => {
+      resolve(error);
+    });
     // A client that goes away mid-body ends the stream without 'end'.
-    stream.once('close', () => resolve(new Error('the body stream closed before its end')));
+    stream.once('close', () => {
+      resolve(new Error('the body stream closed before its end'));
+    });
   });
 
 const describeJson = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
