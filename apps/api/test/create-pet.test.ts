@@ -101,14 +101,15 @@ describe('createPet refuses bad input and stores nothing', () => {
   });
 
   it.each([
-    ['malformed JSON', '{"name": "Rex",'],
-    ['a JSON string', '"Rex"'],
-    ['a number beyond any double', '{"name": "Rex", "categoryId": 1e309}'],
-    ['an empty body', ''],
-    ['null', 'null'],
-  ])('refuses %s with 400', async (_, body) => {
+    ['malformed JSON', '{"name": "Rex",', 'The body is not valid JSON.'],
+    ['a JSON string', '"Rex"', 'The body must be a JSON object, not a string.'],
+    ['a number beyond any double', '{"name": "Rex", "categoryId": 1e309}', 'categoryId'],
+    ['an empty body', '', 'name'],
+    // Valid JSON, but not an object: said so, not called malformed.
+    ['null', 'null', 'The body must be a JSON object, not null.'],
+  ])('refuses %s with 400, saying what is wrong', async (_, body, said) => {
     const response = await call(server, '/v1/pets', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
-    await expectError(response, 400, 'BAD_REQUEST');
+    expect((await expectError(response, 400, 'BAD_REQUEST')).message).toContain(said);
   });
 
   it.each([

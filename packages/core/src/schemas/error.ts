@@ -44,13 +44,26 @@ export const ErrorBody = z
   .meta({ id: 'Error', description: 'The body of every error response.' });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
+const isIntBound = (issue: z.core.$ZodIssue) =>
+  (issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'int';
+const samePath = (a: z.core.$ZodIssue, b: z.core.$ZodIssue) => a.path.join('.') === b.path.join('.');
+
+/**
+ * zod's `int` carries a bound of its own, the safe-integer range, reported beside the field's own
+ * bound (`limit: …<=9007199254740991; limit: …<=100`). Where the field states a bound, that is
+ * the one to report.
+ */
+const withoutImpliedIntBounds = (issues: readonly z.core.$ZodIssue[]) =>
+  issues.filter((issue) => !(isIntBound(issue) && issues.some((other) => other !== issue && other.code === issue.code && samePath(other, issue))));
+
 /** zod's issues as one sentence a person can act on, e.g. `limit: Too big: expected number to be <=100`. */
 const describeIssues = (error: z.ZodError): string => {
-  const described = error.issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
+  const issues = withoutImpliedIntBounds(error.issues);
+  const described = issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
     const text = issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
     return text.length > MAX_ISSUE_LENGTH ? `${text.slice(0, MAX_ISSUE_LENGTH)}${ELLIPSIS}` : text;
   });
-  const more = error.issues.length - described.length;
+  const more = issues.length - described.length;
   return described.join(ISSUE_SEPARATOR) + (more > 0 ? `${ISSUE_SEPARATOR}and ${more} more` : '');
 };
 

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { toErrorBody } from './error.js';
 import { ListPetsQuery } from './list-pets.js';
 
 describe('ListPetsQuery', () => {
@@ -56,5 +58,12 @@ describe('cursor', () => {
         if (afterId !== undefined) expect(encodeCursor(afterId)).toBe(text);
       }),
     );
+  });
+});
+
+describe('an invalid limit, as the Error body reports it', () => {
+  it.each(['101', '9007199254740993', '99999999999999999999'])('names only the documented bound for %s', (limit) => {
+    const { error } = ListPetsQuery.safeParse({ limit });
+    expect(toErrorBody(new TRPCError({ code: 'BAD_REQUEST', cause: error })).message).toBe('limit: Too big: expected number to be <=100');
   });
 });

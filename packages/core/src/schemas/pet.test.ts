@@ -1,4 +1,6 @@
+import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
+import { toErrorBody } from './error.js';
 import { GetPetParams, NewPet, Pet } from './pet.js';
 
 const valid = { name: 'Rex', categoryId: 1 };
@@ -87,4 +89,11 @@ describe('GetPetParams', () => {
       expect(GetPetParams.safeParse({ petId }).success).toBe(false);
     },
   );
+});
+
+describe('an id beyond the safe range, as the Error body reports it', () => {
+  it.each(['9007199254740992', '99999999999999999999'])('gives one message for petId %s', (petId) => {
+    const { error } = GetPetParams.safeParse({ petId });
+    expect(toErrorBody(new TRPCError({ code: 'BAD_REQUEST', cause: error })).message).toBe('petId: Too big: expected number to be <=9007199254740991');
+  });
 });
