@@ -1,4 +1,14 @@
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
+
+const compilesAsProxyList = (list: string[]) => {
+  try {
+    proxyAddr.compile(list);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** An empty variable counts as unset, as shells and .env files commonly leave them. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
@@ -39,6 +49,7 @@ const Environment = z.object({
     z
       .string()
       .transform((list) => list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+      .refine(compilesAsProxyList, 'must list addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated')
       .default([]),
   ),
   LOG_LEVEL: setting(
@@ -53,7 +64,7 @@ export interface Config {
   databaseFile: string;
   /** PostgreSQL, shared by every instance; unset: the SQLite file. */
   databaseUrl: string | undefined;
-  /** Redis for the state instances share (rate limits, idempotency records); unset: in process. */
+  /** Redis for the counts instances share (rate limits); unset: each process counts its own. */
   redisUrl: string | undefined;
   /** Starts every key the service writes in Redis, so deployments can share one Redis. */
   redisKeyPrefix: string;

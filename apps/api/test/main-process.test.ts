@@ -70,6 +70,8 @@ describe('the service process', () => {
     ['PORT', '70000', /PORT must be a port number/],
     ['PUBLIC_BASE_URL', 'not a url', /PUBLIC_BASE_URL/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+    ['TRUST_PROXY', '10.0.0.0/99', /TRUST_PROXY must list addresses/],
+    ['AUTH_FAILURES_PER_MINUTE', 'many', /AUTH_FAILURES_PER_MINUTE must be a whole number/],
   ])('refuses to start with %s=%s and says why', async (name, value, message) => {
     const result = await collect(spawnEntry('src/main.ts', [], { PETSTORE_DB: join(folder, 'p.db'), [name]: value }));
     expect(result.code).toBe(1);
