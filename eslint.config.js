@@ -20,6 +20,8 @@ export default tseslint.config(
       // Express types its request as an interface over Node's IncomingMessage; this rule cannot
       // see that every Express request is one, and flags handing it to Node-level middleware.
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
+      // `this: void` is how a method type says it may be passed around unbound (unbound-method).
+      '@typescript-eslint/no-invalid-void-type': ['error', { allowAsThisParameter: true }],
     },
   },
   {

@@ -82,8 +82,8 @@ describe('the typed client', () => {
       petstore.getPet.query({ petId: 999_999 }).catch((error: unknown) => error),
     ]);
     expect(requests).toBe(1);
-    expect(first?.items.length).toBeLessThanOrEqual(1);
-    expect(second?.items.every((pet) => pet.status === 'sold')).toBe(true);
+    expect(first.items.length).toBeLessThanOrEqual(1);
+    expect(second.items.every((pet) => pet.status === 'sold')).toBe(true);
     expect(isPetstoreError(third) && third.data?.code).toBe('NOT_FOUND');
   });
 

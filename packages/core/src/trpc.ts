@@ -81,7 +81,7 @@ export const authedProcedure = t.procedure.use(({ ctx, next }) => next({ ctx: re
  */
 export interface Handler<Input extends z.ZodType = z.ZodType, Output = unknown> {
   input: Input;
-  resolve(opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Output>;
+  resolve(this: void, opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Output>;
 }
 
 export const handler = <Input extends z.ZodType, Output>(definition: Handler<Input, Output>) => definition;

@@ -82,7 +82,7 @@ export const createRestHandler = ({ admit, table, openApiJson }: RestHandlerDepe
     if (!match || !operation) {
       if (match) {
         const allow = match.route.allow;
-        refuse(exchange, 'METHOD_NOT_SUPPORTED', `${req.method} is not supported on ${path}; use ${allow}.`, [...admission.headers, 'Allow', allow]);
+        refuse(exchange, 'METHOD_NOT_SUPPORTED', `${req.method} is not supported on ${path.slice(0, MAX_ECHOED_PATH)}; use ${allow}.`, [...admission.headers, 'Allow', allow]);
       } else {
         refuse(exchange, 'NOT_FOUND', `There is nothing at ${req.method} ${path.slice(0, MAX_ECHOED_PATH)}.`, admission.headers);
       }

@@ -78,7 +78,7 @@ export interface components {
         /** @description The body of every error response. */
         Error: {
             /**
-             * @description Machine-readable error code, one of the tRPC error codes: BAD_REQUEST, UNAUTHORIZED, NOT_FOUND, METHOD_NOT_SUPPORTED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, TOO_MANY_REQUESTS, INTERNAL_SERVER_ERROR.
+             * @description Machine-readable error code: a tRPC error code, such as BAD_REQUEST, UNAUTHORIZED, NOT_FOUND, METHOD_NOT_SUPPORTED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, TOO_MANY_REQUESTS or INTERNAL_SERVER_ERROR.
              * @example NOT_FOUND
              * @enum {string}
              */
@@ -175,7 +175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this API key; `Retry-After` says when to try again. */
+            /** @description Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again. */
             429: {
                 headers: {
                     /** @description Seconds until the quota allows another request. */
@@ -286,7 +286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this API key; `Retry-After` says when to try again. */
+            /** @description Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again. */
             429: {
                 headers: {
                     /** @description Seconds until the quota allows another request. */
@@ -384,7 +384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this API key; `Retry-After` says when to try again. */
+            /** @description Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again. */
             429: {
                 headers: {
                     /** @description Seconds until the quota allows another request. */

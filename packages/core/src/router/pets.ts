@@ -19,7 +19,7 @@ const tags = ['animals'];
 /** Responses every operation can give, whatever its input. */
 const everyOperation = {
   401: 'Missing or invalid API key.',
-  429: 'Too many requests for this API key; `Retry-After` says when to try again.',
+  429: "Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again.",
   500: 'The server failed; the cause is logged, never sent.',
 };
 

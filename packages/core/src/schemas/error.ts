@@ -27,9 +27,9 @@ export const ErrorBody = z
   .strictObject({
     code: z.string().meta({
       description:
-        'Machine-readable error code, one of the tRPC error codes: BAD_REQUEST, UNAUTHORIZED, ' +
+        'Machine-readable error code: a tRPC error code, such as BAD_REQUEST, UNAUTHORIZED, ' +
         'NOT_FOUND, METHOD_NOT_SUPPORTED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, ' +
-        'TOO_MANY_REQUESTS, INTERNAL_SERVER_ERROR.',
+        'TOO_MANY_REQUESTS or INTERNAL_SERVER_ERROR.',
       examples: ['NOT_FOUND'],
       // Every code a TRPCError can have, and so every code `toErrorBody` can give.
       enum: Object.keys(TRPC_ERROR_CODES_BY_KEY),
