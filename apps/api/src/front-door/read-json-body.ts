@@ -35,27 +35,32 @@ const mediaTypeProblem = (contentType: string | undefined): JsonBody | undefined
 
 /** Reads a stream to its end, refusing it as soon as it passes the limit. */
 const collect = (stream: Readable, onTooLarge: () => void) =>
-  new Promise<Buffer | 'too-large' | Error>((resolve) => {
+  new Promise<Buffer | 'too-large' | 'broken'>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
+    const settle = (outcome: Buffer | 'too-large' | 'broken') => {
+      settled = true;
+      resolve(outcome);
+    };
     stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > BODY_LIMIT_BYTES) {
         onTooLarge();
-        resolve('too-large');
+        settle('too-large');
         return;
       }
       chunks.push(chunk);
     });
     stream.once('end', () => {
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      settle(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
-    stream.once('error', (error: Error) => {
-      resolve(error);
+    stream.once('error', () => {
+      settle('broken');
     });
-    // A client that goes away mid-body ends the stream without 'end'.
+    // A client that goes away mid-body ends the stream without 'end'; after 'end' this is a no-op.
     stream.once('close', () => {
-      resolve(new Error('the body stream closed before its end'));
+      if (!settled) settle('broken');
     });
   });
 
@@ -90,7 +95,7 @@ export const readJsonBody = async (req: IncomingMessage, { objectOnly }: { objec
     source.pause();
   });
   if (read === 'too-large') return refuse('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT_TEXT}.`);
-  if (read instanceof Error) {
+  if (read === 'broken') {
     return encoding === 'identity'
       ? refuse('BAD_REQUEST', 'The body ended before it was complete.')
       : refuse('BAD_REQUEST', `The body is not valid ${encoding} data.`);
