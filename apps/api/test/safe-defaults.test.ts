@@ -40,6 +40,7 @@ describe('security headers', () => {
     expect(response.headers.get('content-security-policy')).toBe(
       "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
     );
+    expect(response.headers.get('cache-control')).toBe('no-cache');
   });
 });
 

@@ -26,7 +26,8 @@ export const docsPage = (): Router => {
     router
       .route(path)
       .get((_req, res) => {
-        res.sendFile(file, { root });
+        // The Cache-Control the docs headers set, not send's own `public, max-age=0`.
+        res.sendFile(file, { root, cacheControl: false });
       })
       .all(methodNotAllowed(['GET', 'HEAD']));
   }

@@ -16,6 +16,9 @@ const DOCS_HEADERS: [string, string][] = [
     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
   ],
   ['Referrer-Policy', 'no-referrer'],
+  // Its files change only with a release: a browser may keep them, but asks each time whether
+  // they are still current (Last-Modified), so a new release is never hidden behind a stale copy.
+  ['Cache-Control', 'no-cache'],
 ];
 
 export const securityHeaders: RequestHandler = (req, res, next) => {
