@@ -37,7 +37,7 @@ describe('key lifecycle', () => {
 
   it.each([['0d'], ['30'], ['1y'], ['-5d']])('refuses --expires %s', async (duration) => {
     const result = await keysCli('create', 'odd', '--expires', duration);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--expires takes a duration/);
   });
 });

@@ -95,7 +95,9 @@ describe('the keys CLI', () => {
     [['frobnicate'], 'There is no "frobnicate" command: use create, list or revoke.'],
     [['list', '--expires', '30d'], '--expires goes with create only.'],
     [['create', 'ci', '--expires', '30x'], '--expires takes a duration such as 30d, 12h or 90m, not "30x".'],
-    [['create', 'ci', '--expires'], "Option '--expires <value>' argument missing"],
+    [['create', 'ci', '--expires', '-5d'], '--expires takes a duration such as 30d, 12h or 90m, not "-5d".'],
+    [['create', 'ci', '--expires'], '--expires takes a duration such as 30d, 12h or 90m.'],
+    [['create', 'ci', '--bogus'], "Unknown option '--bogus'."],
   ])('refuses %j with exit code 2, one line saying why, then its usage', async (args, reason) => {
     const result = await keys(...args);
     expect([result.code, result.stdout]).toEqual([2, '']);

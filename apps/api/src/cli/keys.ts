@@ -29,11 +29,25 @@ const quoted = (words: string[]) => words.map((word) => `"${word}"`).join(' ');
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
+const wrongDuration = (duration: string | undefined) =>
+  new UsageError(`--expires takes a duration such as 30d, 12h or 90m${duration === undefined ? '' : `, not "${duration}"`}.`);
+
 /** `30d`, `12h` or `90m` from now. */
 const expiryFrom = (duration: string): Date => {
   const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(duration);
-  if (!match) throw new UsageError(`--expires takes a duration such as 30d, 12h or 90m, not "${duration}".`);
+  if (!match) throw wrongDuration(duration);
   return new Date(Date.now() + Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
+};
+
+/** parseArgs explains itself over several sentences and lines; its first sentence says it. */
+const usageErrorFrom = (error: unknown, args: string[]) => {
+  const message = error instanceof Error ? error.message : String(error);
+  // `--expires -5d` or a bare `--expires`: the value is wrong or missing, say which.
+  if (message.includes("'--expires")) {
+    const option = args.indexOf('--expires');
+    return wrongDuration(option === -1 ? undefined : args[option + 1]);
+  }
+  return new UsageError(/^[^\n]*?\.(?= |$)/m.exec(message)?.[0] ?? message.split('\n')[0]);
 };
 
 /** Reads the whole command line before anything touches the database. */
@@ -46,7 +60,7 @@ const parse = (args: string[]): Request => {
       allowPositionals: true,
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw usageErrorFrom(error, args);
   }
   const { values, positionals } = parsed;
   const [command, ...operands] = positionals;
