@@ -9,6 +9,7 @@ const ENGINE_INDEPENDENT = [
   'src/testing/contract.test.ts',
   'test/openapi-document.test.ts',
   'test/docs-page.test.ts',
+  'test/cors.test.ts',
   'test/deployment-files.test.ts',
   'test/readme.test.ts',
 ];

@@ -10,6 +10,16 @@ const compilesAsProxyList = (list: string[]) => {
   }
 };
 
+/** `*`, or a scheme, host and port with nothing after: what a browser sends as `Origin`. */
+const isOrigin = (entry: string) => {
+  if (entry === '*') return true;
+  try {
+    return new URL(entry).origin === entry;
+  } catch {
+    return false;
+  }
+};
+
 /** An empty variable counts as unset, as shells and .env files commonly leave them. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 const setting = <T extends z.ZodType>(schema: T) => z.preprocess(unsetIfEmpty, schema);
@@ -52,6 +62,13 @@ const Environment = z.object({
       .refine(compilesAsProxyList, 'must list addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated')
       .default([]),
   ),
+  CORS_ORIGINS: setting(
+    z
+      .string()
+      .transform((list) => list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+      .refine((origins) => origins.every(isOrigin), 'must list origins such as https://app.example.com, or *, comma-separated')
+      .default([]),
+  ),
   LOG_LEVEL: setting(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
@@ -76,6 +93,8 @@ export interface Config {
   authFailuresPerMinute: number;
   /** Proxies whose `X-Forwarded-For` names the client (addresses, CIDR ranges, `loopback`…). */
   trustProxy: string[];
+  /** Browser origins allowed to call the API (`*`: any); empty: no CORS headers at all. */
+  corsOrigins: string[];
   logLevel: z.output<typeof Environment>['LOG_LEVEL'];
 }
 
@@ -103,6 +122,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: settings.AUTH_FAILURES_PER_MINUTE,
     trustProxy: settings.TRUST_PROXY,
+    corsOrigins: settings.CORS_ORIGINS,
     logLevel: settings.LOG_LEVEL,
   };
 };

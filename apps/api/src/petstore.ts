@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createAdmission } from './admission/admit.js';
 import { clientAddressResolver } from './admission/client-address.js';
 import type { Config } from './config.js';
+import { createCors } from './front-door/cors.js';
 import { type FrontDoor, createFrontDoor } from './front-door/front-door.js';
 import { createOpenApiDocument } from './openapi/document.js';
 import { serializeDocument } from './openapi/serialize.js';
@@ -35,6 +36,7 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
     rest: createRestHandler({ admit, table, openApiJson }),
     trpc: createTrpcHandler({ admit, table }),
     logger,
+    cors: createCors(config.corsOrigins),
   });
   return {
     state,

@@ -18,7 +18,15 @@ const under = (url: string, prefix: string) =>
  * app, to its next middleware. A handler that throws is a crash: logged, answered with a 500 in
  * its transport's error format, never with its cause.
  */
-export const createFrontDoor = ({ rest, trpc, logger }: { rest: ApiHandler; trpc: ApiHandler; logger: Logger }) => {
+export interface FrontDoorOptions {
+  rest: ApiHandler;
+  trpc: ApiHandler;
+  logger: Logger;
+  /** Answers preflights and adds CORS headers; absent when no browser origin is allowed. */
+  cors?: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
+}
+
+export const createFrontDoor = ({ rest, trpc, logger, cors }: FrontDoorOptions) => {
   const crashed = (exchange: Exchange, format: 'rest' | 'trpc') => (error: unknown) => {
     exchange.log.error({ err: error }, 'request failed');
     if (exchange.res.headersSent) {
@@ -32,17 +40,13 @@ export const createFrontDoor = ({ rest, trpc, logger }: { rest: ApiHandler; trpc
 
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
-    if (under(url, REST_PREFIX)) {
-      const exchange = new Exchange(req, res, logger);
-      rest(exchange).catch(crashed(exchange, 'rest'));
-      return true;
-    }
-    if (under(url, TRPC_PREFIX)) {
-      const exchange = new Exchange(req, res, logger);
-      trpc(exchange).catch(crashed(exchange, 'trpc'));
-      return true;
-    }
-    return false;
+    const handler = under(url, REST_PREFIX) ? rest : under(url, TRPC_PREFIX) ? trpc : undefined;
+    if (!handler) return false;
+    // A preflight is answered here, before the key check: browsers send it without credentials.
+    if (cors && !cors(req, res)) return true;
+    const exchange = new Exchange(req, res, logger);
+    handler(exchange).catch(crashed(exchange, handler === rest ? 'rest' : 'trpc'));
+    return true;
   };
 };
 
