@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { AccessLog } from './access-log.js';
 
 /** A client's own request id is kept when it is a plain token; anything else is replaced, never echoed. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -34,6 +35,7 @@ export class Exchange {
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     private readonly logger: Logger,
+    private readonly accessLog: AccessLog,
   ) {
     this.reqId = requestIdOf(req.headers['x-request-id']);
   }
@@ -57,14 +59,15 @@ export class Exchange {
     this.logCompletion(status);
   }
 
+  /** Sends a response without a body (a 304), with the API's headers and `extra` ones. */
+  sendEmpty(status: number, extra: FlatHeaders): void {
+    const headers: OutgoingHttpHeader[] = ['X-Request-Id', this.reqId, ...API_SECURITY_HEADERS, ...extra];
+    this.res.writeHead(status, headers as string[]);
+    this.res.end();
+    this.logCompletion(status);
+  }
+
   private logCompletion(status: number): void {
-    const line = {
-      reqId: this.reqId,
-      req: { method: this.req.method, url: this.req.url },
-      res: { statusCode: status },
-      responseTime: Math.round(performance.now() - this.startedAt),
-    };
-    if (status >= 500) this.logger.error(line, 'request failed');
-    else this.logger.info(line, 'request completed');
+    this.accessLog(this.reqId, this.req.method, this.req.url, status, Math.round(performance.now() - this.startedAt));
   }
 }

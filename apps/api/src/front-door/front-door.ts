@@ -4,6 +4,7 @@ import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { REST_PREFIX } from '../rest/operations.js';
 import { TRPC_PREFIX } from '../trpc/trpc-handler.js';
+import { createAccessLog } from './access-log.js';
 import { Exchange } from './exchange.js';
 
 export type ApiHandler = (exchange: Exchange) => Promise<void>;
@@ -27,6 +28,7 @@ export interface FrontDoorOptions {
 }
 
 export const createFrontDoor = ({ rest, trpc, logger, cors }: FrontDoorOptions) => {
+  const accessLog = createAccessLog(logger);
   const crashed = (exchange: Exchange, format: 'rest' | 'trpc') => (error: unknown) => {
     exchange.log.error({ err: error }, 'request failed');
     if (exchange.res.headersSent) {
@@ -44,7 +46,7 @@ export const createFrontDoor = ({ rest, trpc, logger, cors }: FrontDoorOptions) 
     if (!handler) return false;
     // A preflight is answered here, before the key check: browsers send it without credentials.
     if (cors && !cors(req, res)) return true;
-    const exchange = new Exchange(req, res, logger);
+    const exchange = new Exchange(req, res, logger, accessLog);
     handler(exchange).catch(crashed(exchange, handler === rest ? 'rest' : 'trpc'));
     return true;
   };

@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import { pino } from 'pino';
+
+/** pino's levels, as the line's `level` field carries them. */
+const INFO = 30;
+const ERROR = 50;
+
+interface PinoInternals {
+  /** The logger's base fields (`pid`, `hostname`, child bindings), already serialised: `,"pid":…`. */
+  [pino.symbols.chindingsSym]: string;
+  [pino.symbols.streamSym]: { write(line: string): void };
+}
+
+/**
+ * The one line each API request leaves, in pino's own format and through the logger's own
+ * destination, written as a template instead of through `logger.info()`: pino's generic
+ * serialisation and redaction cost 5.4 µs a line (3.2 µs without redaction), a tenth of a whole
+ * get-by-id, where this costs well under one (DEVELOPERS.md has the measurement). The fields are
+ * few and known: an id of plain token characters, a method Node has checked, a number, and a URL,
+ * which is escaped as JSON. Every other line the service logs still goes through pino.
+ */
+export const createAccessLog = (logger: Logger) => {
+  const internals = logger as unknown as PinoInternals;
+  const bindings = internals[pino.symbols.chindingsSym];
+  const stream = internals[pino.symbols.streamSym];
+  const infoEnabled = logger.isLevelEnabled('info');
+  const errorEnabled = logger.isLevelEnabled('error');
+  return (reqId: string, method: string | undefined, url: string | undefined, status: number, responseTime: number): void => {
+    const failed = status >= 500;
+    if (failed ? !errorEnabled : !infoEnabled) return;
+    stream.write(
+      `{"level":${failed ? ERROR : INFO},"time":${Date.now()}${bindings},"reqId":"${reqId}","req":{"method":"${method ?? ''}","url":${JSON.stringify(url ?? '')}},"res":{"statusCode":${status}},"responseTime":${responseTime},"msg":"${failed ? 'request failed' : 'request completed'}"}\n`,
+    );
+  };
+};
+
+export type AccessLog = ReturnType<typeof createAccessLog>;
