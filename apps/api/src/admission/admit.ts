@@ -32,7 +32,7 @@ const tooMany = (what: string, seconds: number | undefined) =>
  */
 export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, clientAddress }: AdmissionDependencies) => {
   const refuseKey = async (req: IncomingMessage, authorization: string | undefined): Promise<Admission> => {
-    const throttle = failedAuthQuota && (await failedAuthQuota(clientAddress(req), 1));
+    const throttle = failedAuthQuota && (await failedAuthQuota.spend(clientAddress(req), 1));
     if (throttle && !throttle.allowed) {
       return { admitted: false, error: tooMany('Too many failed authentications from this address', throttle.retryAfterSeconds), headers: throttle.headers };
     }
@@ -41,7 +41,7 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
     return { admitted: false, error: new TRPCError({ code: 'UNAUTHORIZED', message }), headers };
   };
 
-  return async (req: IncomingMessage, calls: number): Promise<Admission> => {
+  const admit = async (req: IncomingMessage, calls: number): Promise<Admission> => {
     const { authorization } = req.headers;
     const token = bearerToken(authorization);
     const principal = token === undefined ? null : await apiKeys.authenticate(token);
@@ -49,7 +49,7 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
 
     let headers = NO_HEADERS;
     if (keyQuota) {
-      const decision = await keyQuota(String(principal.keyId), calls);
+      const decision = await keyQuota.spend(String(principal.keyId), calls);
       if (!decision.allowed) {
         return { admitted: false, error: tooMany('Too many requests for this API key', decision.retryAfterSeconds), headers: decision.headers };
       }
@@ -64,6 +64,16 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
     };
     return { admitted: true, ctx, headers };
   };
+
+  /**
+   * What an admitted request turned out not to cost: a 304 does not spend the key's quota (a
+   * client revalidating its cache is not asking for anything new). Returns the RateLimit headers as
+   * they now stand, or the admission's own when there is no quota.
+   */
+  const refund = async (ctx: Context, calls: number, headers: FlatHeaders): Promise<FlatHeaders> =>
+    keyQuota && ctx.principal ? keyQuota.giveBack(String(ctx.principal.keyId), calls) : headers;
+
+  return Object.assign(admit, { refund });
 };
 
 export type Admit = ReturnType<typeof createAdmission>;

@@ -13,8 +13,12 @@ export interface QuotaDecision {
   retryAfterSeconds?: number;
 }
 
-/** Spends `points` (the calls one HTTP request carries) of the quota of `subject`. */
-export type Quota = (subject: string, points: number) => Promise<QuotaDecision>;
+export interface Quota {
+  /** Spends `points` (the calls one HTTP request carries) of the quota of `subject`. */
+  spend(subject: string, points: number): Promise<QuotaDecision>;
+  /** Gives back what a request turned out not to cost (a 304); the RateLimit headers as they now stand. */
+  giveBack(subject: string, points: number): Promise<FlatHeaders>;
+}
 
 export interface QuotaOptions {
   /** The policy's name in the RateLimit headers: `per-key`, `per-address`. */
@@ -37,19 +41,22 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
   const limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis }) : new RateLimiterMemory(options);
   const policy = `"${name}";q=${perMinute};w=${QUOTA_WINDOW_SECONDS}`;
   const remaining = (result: RateLimiterRes) => `"${name}";r=${Math.max(0, result.remainingPoints)};t=${secondsUntil(result)}`;
-  return async (subject, points) => {
-    try {
-      const result = await limiter.consume(subject, points);
-      return { allowed: true, headers: ['RateLimit-Policy', policy, 'RateLimit', remaining(result)] };
-    } catch (refusal) {
-      // rate-limiter-flexible rejects with the counter's state when the quota is spent.
-      if (!(refusal instanceof RateLimiterRes)) throw refusal;
-      const retryAfterSeconds = secondsUntil(refusal);
-      return {
-        allowed: false,
-        retryAfterSeconds,
-        headers: ['RateLimit-Policy', policy, 'RateLimit', remaining(refusal), 'Retry-After', retryAfterSeconds],
-      };
-    }
+  return {
+    spend: async (subject, points) => {
+      try {
+        const result = await limiter.consume(subject, points);
+        return { allowed: true, headers: ['RateLimit-Policy', policy, 'RateLimit', remaining(result)] };
+      } catch (refusal) {
+        // rate-limiter-flexible rejects with the counter's state when the quota is spent.
+        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+        const retryAfterSeconds = secondsUntil(refusal);
+        return {
+          allowed: false,
+          retryAfterSeconds,
+          headers: ['RateLimit-Policy', policy, 'RateLimit', remaining(refusal), 'Retry-After', retryAfterSeconds],
+        };
+      }
+    },
+    giveBack: async (subject, points) => ['RateLimit-Policy', policy, 'RateLimit', remaining(await limiter.reward(subject, points))],
   };
 };

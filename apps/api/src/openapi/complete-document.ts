@@ -8,6 +8,7 @@ import type {
 } from 'openapi3-ts/oas31';
 import { BEARER_CHALLENGE } from '../admission/bearer.js';
 import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
+import { ENTITY_TAG_LENGTH } from '../rest/conditional.js';
 import type { RestOperation } from '../rest/operations.js';
 
 export interface DocumentServers {
@@ -140,6 +141,48 @@ const describeItemsAsTheBody = (document: OpenAPIObject, response: ResponseObjec
   delete document.components?.schemas?.[name];
 };
 
+/** The strong tag of a GET's representation (rest/conditional.ts). */
+const ENTITY_TAG_SCHEMA: SchemaObject = {
+  type: 'string',
+  pattern: '^"[A-Za-z0-9_-]{27}"$',
+  maxLength: ENTITY_TAG_LENGTH,
+  examples: ['"2jmj7l5rSw0yVb_vlWAYkK_YBwk"'],
+};
+
+const ETAG: HeaderObject = {
+  description: 'A strong tag of this representation; send it back as `If-None-Match` to get a 304 while it is current.',
+  required: true,
+  schema: ENTITY_TAG_SCHEMA,
+};
+
+const IF_NONE_MATCH: ParameterObject = {
+  name: 'If-None-Match',
+  in: 'header',
+  description: 'Tags the client holds (`*`: any): when one is current, the answer is 304 with no body, and the quota is not spent.',
+  schema: {
+    type: 'string',
+    // `*`, or a list of entity tags, weak or strong (RFC 9110 §13.1.2).
+    pattern: '^(\\*|(W/)?"[^"]*"(\\s*,\\s*(W/)?"[^"]*")*)$',
+    maxLength: 1024,
+    examples: ['"2jmj7l5rSw0yVb_vlWAYkK_YBwk"'],
+  },
+};
+
+/**
+ * A GET answers conditionally: its 200 carries an ETag, it takes If-None-Match, and it may answer
+ * 304 Not Modified, with the tag and the headers of the 200 but no body.
+ */
+const describeConditionalGet = (operation: OperationObject, responses: Record<string, ResponseObject>) => {
+  const ok = responses['200'];
+  if (!ok) return;
+  ok.headers = { ...ok.headers, ETag: ETAG };
+  operation.parameters = [...(operation.parameters ?? []), IF_NONE_MATCH];
+  responses['304'] = {
+    description: 'Not Modified: the `If-None-Match` tag is current. No body; the quota is not spent.',
+    headers: { ...ok.headers },
+  };
+};
+
 const operationOf = (document: OpenAPIObject, { method, path }: RestOperation): OperationObject => {
   const operation = document.paths?.[path]?.[method.toLowerCase() as 'get'];
   if (!operation) throw new Error(`the generated document has no ${method} ${path}`);
@@ -159,7 +202,8 @@ const operationOf = (document: OpenAPIObject, { method, path }: RestOperation): 
  *   the parameter's schema is a preprocess pipe;
  * - tag descriptions;
  * - the headers the transport adds to every response (request id, quota) and to a 429;
- * - whether each server is internal (`x-internal`, which OWASP's API inventory rule asks for).
+ * - whether each server is internal (`x-internal`, which OWASP's API inventory rule asks for);
+ * - conditional GETs: the ETag, If-None-Match and the 304.
  */
 export const completeDocument = (generated: OpenAPIObject, { operations, servers, tags }: Completion): OpenAPIObject => {
   const document = structuredClone(generated);
@@ -201,6 +245,8 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
       schemas[bodySchemaName] = json.schema as SchemaObject;
       json.schema = { $ref: `#/components/schemas/${bodySchemaName}` };
     }
+
+    if (restOperation.method === 'GET') describeConditionalGet(operation, responses);
 
     for (const [status, response] of Object.entries(responses)) {
       response.headers = { ...response.headers, ...transportHeaders(status) };

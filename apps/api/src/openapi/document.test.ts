@@ -61,13 +61,14 @@ describe('the OpenAPI document', () => {
   it('requires the petId path parameter, an int64', () => {
     expect(operations.getPet.parameters).toEqual([
       expect.objectContaining({ name: 'petId', in: 'path', required: true, schema: expect.objectContaining({ type: 'integer', format: 'int64' }) }),
+      expect.objectContaining({ name: 'If-None-Match', in: 'header' }),
     ]);
   });
 
   it.each([
-    ['listPets', ['200', '400', '401', '429', '500']],
+    ['listPets', ['200', '304', '400', '401', '429', '500']],
     ['createPet', ['201', '400', '401', '413', '415', '429', '500']],
-    ['getPet', ['200', '400', '401', '404', '429', '500']],
+    ['getPet', ['200', '304', '400', '401', '404', '429', '500']],
   ] as const)('documents every status %s answers, errors with the Error body', (name, statuses) => {
     const documented = responses(operations[name]);
     expect(Object.keys(documented).sort()).toEqual([...statuses].sort());
@@ -92,10 +93,21 @@ describe('the OpenAPI document', () => {
   it('documents the response headers', () => {
     expect(responses(operations.createPet)['201']?.headers).toHaveProperty('Location.required', true);
     const listHeaders = responses(operations.listPets)['200']?.headers ?? {};
-    expect(Object.keys(listHeaders)).toEqual(['Link', 'X-Request-Id', 'RateLimit-Policy', 'RateLimit']);
+    expect(Object.keys(listHeaders)).toEqual(['Link', 'ETag', 'X-Request-Id', 'RateLimit-Policy', 'RateLimit']);
     expect(listHeaders).not.toHaveProperty('Link.required', true);
     const getPet = responses(operations.getPet)['200']?.headers ?? {};
-    expect(Object.keys(getPet)).toEqual(['Deprecation', 'Sunset', 'Link', 'X-Request-Id', 'RateLimit-Policy', 'RateLimit']);
+    expect(Object.keys(getPet)).toEqual(['Deprecation', 'Sunset', 'Link', 'ETag', 'X-Request-Id', 'RateLimit-Policy', 'RateLimit']);
+  });
+
+  it('documents conditional GETs: If-None-Match, the ETag and the 304', () => {
+    for (const operation of [operations.listPets, operations.getPet]) {
+      expect(operation.parameters).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }));
+      expect(responses(operation)['200']?.headers).toHaveProperty('ETag.required', true);
+      const notModified = responses(operation)['304'];
+      expect(notModified?.headers).toHaveProperty('ETag.required', true);
+      expect(notModified?.content).toBeUndefined();
+    }
+    expect(operations.createPet.parameters ?? []).not.toContainEqual(expect.objectContaining({ name: 'If-None-Match' }));
   });
 
   it('marks getPet deprecated with its removal date', () => {

@@ -5,6 +5,7 @@ import type { Admit } from '../admission/admit.js';
 import type { Exchange, FlatHeaders } from '../front-door/exchange.js';
 import { readJsonBody } from '../front-door/read-json-body.js';
 import { type ProcedureEntry, callProcedure } from '../procedures/procedure-table.js';
+import { entityTag, isNotModified } from './conditional.js';
 import { METHODS_WITH_BODY, REST_PREFIX, type RestOperation, restOperations } from './operations.js';
 import { queryInput } from './query-input.js';
 import { successResponder } from './response-headers.js';
@@ -43,6 +44,7 @@ export const createRestHandler = ({ admit, table, openApiJson }: RestHandlerDepe
   const responders = new Map(operations.map((operation) => [operation, successResponder(operation, operations)]));
 
   const run = async (exchange: Exchange, operation: RestOperation, ctx: Context, input: unknown, search: string, admitted: FlatHeaders) => {
+    // A GET answers with an ETag, and with 304 when the client already holds that representation.
     let data: unknown;
     try {
       data = await callProcedure(operation.entry, ctx, input);
@@ -54,7 +56,17 @@ export const createRestHandler = ({ admit, table, openApiJson }: RestHandlerDepe
     const respond = responders.get(operation);
     if (!respond) throw new Error(`no responder for ${operation.entry.name}`);
     const { status, body, headers } = respond(ctx, data, search);
-    exchange.sendJson(status, JSON.stringify(body), admitted.length === 0 ? headers : [...admitted, ...headers]);
+    const json = JSON.stringify(body);
+    if (operation.method !== 'GET') {
+      exchange.sendJson(status, json, admitted.length === 0 ? headers : [...admitted, ...headers]);
+      return;
+    }
+    const tag = entityTag(json, headers);
+    if (isNotModified(exchange.req.headers['if-none-match'], tag)) {
+      exchange.sendEmpty(304, [...(await admit.refund(ctx, 1, admitted)), ...headers, 'ETag', tag]);
+      return;
+    }
+    exchange.sendJson(status, json, [...admitted, ...headers, 'ETag', tag]);
   };
 
   return async (exchange: Exchange): Promise<void> => {

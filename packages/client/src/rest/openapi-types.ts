@@ -130,7 +130,10 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"];
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Tags the client holds (`*`: any): when one is current, the answer is 304 with no body, and the quota is not spent. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -140,6 +143,8 @@ export interface operations {
             200: {
                 headers: {
                     Link?: string;
+                    /** @description A strong tag of this representation; send it back as `If-None-Match` to get a 304 while it is current. */
+                    ETag: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
                     RateLimit: components["headers"]["RateLimit.per-key"];
@@ -148,6 +153,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Pets"];
                 };
+            };
+            /** @description Not Modified: the `If-None-Match` tag is current. No body; the quota is not spent. */
+            304: {
+                headers: {
+                    Link?: string;
+                    /** @description A strong tag of this representation; send it back as `If-None-Match` to get a 304 while it is current. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A query parameter is invalid. */
             400: {
@@ -319,7 +337,10 @@ export interface operations {
     getPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Tags the client holds (`*`: any): when one is current, the answer is 304 with no body, and the quota is not spent. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The identifier of the animal. */
                 petId: number;
@@ -337,6 +358,8 @@ export interface operations {
                     Sunset: string;
                     /** @description RFC 8288 link to the operation that replaces this one (`rel="successor-version"`). */
                     Link: string;
+                    /** @description A strong tag of this representation; send it back as `If-None-Match` to get a 304 while it is current. */
+                    ETag: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
                     RateLimit: components["headers"]["RateLimit.per-key"];
@@ -345,6 +368,24 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Pet"];
                 };
+            };
+            /** @description Not Modified: the `If-None-Match` tag is current. No body; the quota is not spent. */
+            304: {
+                headers: {
+                    /** @description RFC 9745: when the operation was deprecated, as `@<epoch seconds>`. */
+                    Deprecation: string;
+                    /** @description RFC 8594: when the operation will be removed. */
+                    Sunset: string;
+                    /** @description RFC 8288 link to the operation that replaces this one (`rel="successor-version"`). */
+                    Link: string;
+                    /** @description A strong tag of this representation; send it back as `If-None-Match` to get a 304 while it is current. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `petId` is not a positive integer. */
             400: {
