@@ -1,4 +1,3 @@
 export type * from './database.js';
-export { openDatabase, type DatabaseLocation } from './open-database.js';
-export { openPostgresDatabase } from './postgres/open-postgres-database.js';
+export { openDatabase, openPostgresDatabase, type DatabaseLocation } from './open-database.js';
 export { openSqliteDatabase } from './sqlite/open-sqlite-database.js';

@@ -1,6 +1,6 @@
 import type { Database } from './database.js';
+import type { openPostgresDatabase as openPostgres } from './postgres/open-postgres-database.js';
 import { startIdempotencyPruning } from './idempotency-pruning.js';
-import { openPostgresDatabase } from './postgres/open-postgres-database.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
 
 export interface DatabaseLocation {
@@ -14,6 +14,13 @@ export interface DatabaseLocation {
   /** How often expired idempotency records are pruned; PRUNE_EVERY_MS unless a test needs sooner. */
   pruneEveryMs?: number | undefined;
 }
+
+/**
+ * PostgreSQL's driver and Drizzle dialect are loaded only when a PostgreSQL database is opened: on
+ * the SQLite default they would hold 7 MiB for nothing.
+ */
+export const openPostgresDatabase = async (...args: Parameters<typeof openPostgres>): Promise<Database> =>
+  (await import('./postgres/open-postgres-database.js')).openPostgresDatabase(...args);
 
 /**
  * The one place that picks the engine; nothing above it knows which one runs. The database it
