@@ -5,12 +5,13 @@ import { errorHandler, notFound } from './http/fallbacks.js';
 import { healthRoutes } from './http/health.js';
 import { requestLog } from './http/request-log.js';
 import { securityHeaders } from './http/security-headers.js';
+import type { Readiness } from './state.js';
 
 /**
  * The Express app around the API's front door: the docs page, health and readiness, and the Error
  * body for every path that is nobody's. `/v1` and `/trpc` never reach it (see server.ts).
  */
-export const createApp = ({ ready, logger }: { ready: () => Promise<void>; logger: Logger }): Express => {
+export const createApp = ({ ready, logger }: { ready: () => Promise<Readiness>; logger: Logger }): Express => {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

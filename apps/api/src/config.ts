@@ -30,6 +30,21 @@ const Port = z
   .transform(Number)
   .pipe(z.int().max(65_535, 'must be a port number'));
 
+/**
+ * How long a request may wait for each dependency, unless the environment says otherwise. Redis
+ * only counts requests, so it gets tens of milliseconds before the in-process count answers instead.
+ */
+export const DEFAULT_BOUNDS = {
+  redisTimeoutMs: 50,
+  databaseConnectTimeoutMs: 5_000,
+  databaseStatementTimeoutMs: 5_000,
+} as const;
+
+const Milliseconds = z
+  .string()
+  .regex(/^[1-9][0-9]{0,6}$/, 'must be a whole number of milliseconds, 1 or more')
+  .transform(Number);
+
 const Environment = z.object({
   PORT: setting(Port.default(3000)),
   HOST: setting(z.string().default('127.0.0.1')),
@@ -39,6 +54,9 @@ const Environment = z.object({
   ),
   REDIS_URL: setting(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional()),
   REDIS_KEY_PREFIX: setting(z.string().default('petstore:')),
+  REDIS_TIMEOUT_MS: setting(Milliseconds.default(DEFAULT_BOUNDS.redisTimeoutMs)),
+  DATABASE_CONNECT_TIMEOUT_MS: setting(Milliseconds.default(DEFAULT_BOUNDS.databaseConnectTimeoutMs)),
+  DATABASE_STATEMENT_TIMEOUT_MS: setting(Milliseconds.default(DEFAULT_BOUNDS.databaseStatementTimeoutMs)),
   PUBLIC_BASE_URL: setting(z.url().default('http://localhost:3000/v1')),
   STAGING_BASE_URL: setting(z.url().optional()),
   RATE_LIMIT_PER_MINUTE: setting(
@@ -85,6 +103,12 @@ export interface Config {
   redisUrl: string | undefined;
   /** Starts every key the service writes in Redis, so deployments can share one Redis. */
   redisKeyPrefix: string;
+  /** The longest a Redis command may take before the in-process count answers instead. */
+  redisTimeoutMs: number;
+  /** The longest a request waits for a database connection (PostgreSQL's pool). */
+  databaseConnectTimeoutMs: number;
+  /** The longest one statement may run (PostgreSQL), or wait for SQLite's write lock. */
+  databaseStatementTimeoutMs: number;
   publicBaseUrl: string;
   stagingBaseUrl: string | undefined;
   /** Requests per API key per minute; 0 turns rate limiting off. */
@@ -117,6 +141,9 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     databaseUrl: settings.DATABASE_URL,
     redisUrl: settings.REDIS_URL,
     redisKeyPrefix: settings.REDIS_KEY_PREFIX,
+    redisTimeoutMs: settings.REDIS_TIMEOUT_MS,
+    databaseConnectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     stagingBaseUrl: settings.STAGING_BASE_URL,
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,

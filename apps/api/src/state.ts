@@ -1,8 +1,13 @@
 import { type ApiKeys, type Database, createApiKeys, openDatabase } from '@petstore/core';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type Quota, createQuota } from './admission/quota.js';
+import { type SharedCounts, connectSharedCounts } from './admission/shared-counts.js';
+
+/** Readiness: the database answers; `degraded` names the stores the service is running without. */
+export interface Readiness {
+  degraded: string[];
+}
 
 /** Everything the service keeps outside a request: the database, and what instances share. */
 export interface ServiceState {
@@ -12,8 +17,8 @@ export interface ServiceState {
   keyQuota: Quota | undefined;
   /** Failed authentications per client address; undefined when off. */
   failedAuthQuota: Quota | undefined;
-  /** Resolves when every store answers (readiness). */
-  ready(): Promise<void>;
+  /** Resolves when the database answers, naming what runs degraded; rejects when it does not. */
+  ready(): Promise<Readiness>;
   close(): Promise<void>;
 }
 
@@ -30,21 +35,11 @@ export const openState = async (config: Config, logger: Logger): Promise<Service
       logger.warn({ err: error }, 'an idle database connection broke; a new one will be opened');
     },
   });
-  let redis: Redis | undefined;
-  if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
-    redis.on('error', (error: Error) => {
-      logger.warn({ err: error }, 'redis connection error');
-    });
-    try {
-      // Fail at start-up, not on the first request, when Redis cannot be reached.
-      await redis.connect();
-    } catch (error) {
-      redis.disconnect();
-      await db.close();
-      throw error;
-    }
-  }
+  // Redis is optional while running: without it each instance counts its own rate limits.
+  const shared: SharedCounts | undefined = config.redisUrl
+    ? await connectSharedCounts(config.redisUrl, config.redisTimeoutMs, logger)
+    : undefined;
+  const redis = shared?.client;
   return {
     db,
     apiKeys: createApiKeys(db.apiKeys),
@@ -57,11 +52,11 @@ export const openState = async (config: Config, logger: Logger): Promise<Service
     }),
     ready: async () => {
       await db.ping();
-      if (redis) await redis.ping();
+      return { degraded: shared && !shared.available() ? ['redis'] : [] };
     },
     close: async () => {
       await db.close();
-      await redis?.quit();
+      await shared?.close();
     },
   };
 };

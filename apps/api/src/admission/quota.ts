@@ -33,12 +33,16 @@ const secondsUntil = (result: RateLimiterRes) => Math.max(1, Math.ceil(result.ms
 
 /**
  * A quota counted by rate-limiter-flexible, in this process or in Redis when several instances
- * must share the count. Undefined when the limit is 0 (off).
+ * must share the count (in this process again while Redis is away). Undefined when the limit is 0 (off).
  */
 export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions): Quota | undefined => {
   if (perMinute === 0) return undefined;
   const options = { points: perMinute, duration: QUOTA_WINDOW_SECONDS, keyPrefix };
-  const limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis }) : new RateLimiterMemory(options);
+  // When Redis fails or is away, rate-limiter-flexible asks the insurance limiter instead: this
+  // instance's own count, so requests are still served and still limited.
+  const limiter = redis
+    ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(options) })
+    : new RateLimiterMemory(options);
   const policy = `"${name}";q=${perMinute};w=${QUOTA_WINDOW_SECONDS}`;
   const remaining = (result: RateLimiterRes) => `"${name}";r=${Math.max(0, result.remainingPoints)};t=${secondsUntil(result)}`;
   return {

@@ -1,9 +1,13 @@
 import express, { type Router } from 'express';
+import type { Readiness } from '../state.js';
 import { methodNotAllowed } from './fallbacks.js';
 import { sendError } from './send-error.js';
 
-/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: its stores answer too). */
-export const healthRoutes = (ready: () => Promise<void>): Router => {
+/**
+ * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers too;
+ * a store the service can run without, Redis, is named in `degraded` while it is away).
+ */
+export const healthRoutes = (ready: () => Promise<Readiness>): Router => {
   const routes = express.Router();
   routes
     .route('/healthz')
@@ -15,8 +19,8 @@ export const healthRoutes = (ready: () => Promise<void>): Router => {
     .route('/readyz')
     .get(async (req, res) => {
       try {
-        await ready();
-        res.json({ status: 'ok' });
+        const { degraded } = await ready();
+        res.json({ status: 'ok', degraded });
       } catch (error) {
         req.log.warn({ err: error }, 'readiness check failed');
         sendError(res, 'SERVICE_UNAVAILABLE', 'A store the service depends on is not answering.');

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_BOUNDS } from '../src/config.js';
+import { type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { collect, spawnEntry } from './support/processes.js';
+import { type OwnRedis, startOwnRedis } from './support/redis-server.js';
+import { type ServiceInstance, Tally, startInstance } from './support/service-instance.js';
+
+// Two instances on one PostgreSQL and a Redis of the test's own, which the test kills mid-traffic
+// and starts again. (A multi-instance file: it runs in the PostgreSQL project only.)
+const LIMIT_PER_MINUTE = 40;
+/** What a request may take on this shared 2-core machine while Redis is away: far below the 10 s it once took. */
+const SLOWEST_ALLOWED_MS = 1_000;
+
+let storage: TestStorage;
+let redis: OwnRedis;
+let instances: ServiceInstance[];
+const figures: Record<string, unknown> = { redisTimeoutMs: DEFAULT_BOUNDS.redisTimeoutMs };
+
+const newKey = async (name: string) => {
+  const created = await collect(spawnEntry('src/cli/keys.ts', ['create', name], storage.env));
+  return created.stdout.trimEnd().split('\n').at(-1) ?? '';
+};
+const get = (instance: ServiceInstance, key: string, path = '/v1/pets?limit=1') =>
+  fetch(`${instance.url}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+const remaining = (response: Response) => Number(/;r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')?.[1]);
+const readiness = async (instance: ServiceInstance) => {
+  const response = await fetch(`${instance.url}/readyz`);
+  return { status: response.status, body: await response.json() };
+};
+const until = async (check: () => Promise<boolean>, what: string) => {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`still not ${what} after 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+const warnings = (instance: ServiceInstance, pattern: RegExp) =>
+  instance.output().split('\n').filter((line) => line.includes('"level":40') && pattern.test(line)).length;
+
+beforeAll(async () => {
+  storage = await createTestStorage();
+  redis = await startOwnRedis();
+  const env = { ...storage.env, REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE) };
+  instances = [await startInstance(env)];
+  instances.push(await startInstance(env));
+}, 60_000);
+
+afterAll(async () => {
+  const codes = await Promise.all(instances.map((instance) => instance.stop()));
+  await redis.kill();
+  await storage.dispose();
+  expect(codes).toEqual([0, 0]);
+  console.log(`redis outage: ${JSON.stringify(figures)}`);
+});
+
+describe('when Redis stops under two running instances', () => {
+  it('count one shared limit while Redis answers', async () => {
+    const [first, second] = instances as [ServiceInstance, ServiceInstance];
+    const key = await newKey('shared-before');
+    for (let request = 0; request < 5; request++) expect((await get(first, key)).status).toBe(200);
+    expect(remaining(await get(second, key))).toBe(LIMIT_PER_MINUTE - 6);
+    expect(await readiness(first)).toEqual({ status: 200, body: { status: 'ok', degraded: [] } });
+  });
+
+  it('serve every request, within the bound, counting each instance on its own', async () => {
+    const [first, second] = instances as [ServiceInstance, ServiceInstance];
+    const busy = await newKey('busy');
+    const metered = await newKey('metered');
+    const tally = new Tally();
+    let traffic = true;
+    // Traffic on both instances while Redis is killed under it.
+    const load = Promise.all(
+      instances.map(async (instance) => {
+        while (traffic) await tally.time(() => get(instance, busy, '/v1/pets?limit=5'));
+      }),
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await redis.kill();
+      await until(async () => (await readiness(first)).status === 200 && JSON.stringify((await readiness(first)).body).includes('redis'), 'degraded');
+      expect(await readiness(first)).toEqual({ status: 200, body: { status: 'ok', degraded: ['redis'] } });
+      expect(await readiness(second)).toEqual({ status: 200, body: { status: 'ok', degraded: ['redis'] } });
+
+      // Each instance enforces the limit alone: a key gets its quota on the first, then 429 there,
+      // and the second, counting on its own, still serves it.
+      const onFirst: number[] = [];
+      for (let request = 0; request < LIMIT_PER_MINUTE + 1; request++) onFirst.push((await tally.time(() => get(first, metered))).response.status);
+      expect(onFirst.slice(0, LIMIT_PER_MINUTE).every((status) => status === 200)).toBe(true);
+      expect(onFirst.at(-1)).toBe(429);
+      const secondAnswer = (await tally.time(() => get(second, metered))).response;
+      expect(secondAnswer.status).toBe(200);
+      expect(remaining(secondAnswer)).toBe(LIMIT_PER_MINUTE - 1);
+
+      // Writes too.
+      const writer = await newKey('writer');
+      const created = await tally.time(() =>
+        fetch(`${first.url}/v1/pets`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${writer}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+        }),
+      );
+      expect(created.response.status).toBe(201);
+    } finally {
+      traffic = false;
+      await load;
+    }
+    figures.duringOutage = { statuses: tally.statuses, slowestMs: tally.slowestMs };
+    expect(tally.serverErrors).toBe(0);
+    expect(tally.slowestMs).toBeLessThan(SLOWEST_ALLOWED_MS);
+    // One warning per instance marks the change, however many requests were served meanwhile.
+    for (const instance of instances) expect(warnings(instance, /redis is not answering/)).toBe(1);
+  });
+
+  it('share the limit again once Redis is back', async () => {
+    const [first, second] = instances as [ServiceInstance, ServiceInstance];
+    await redis.restart();
+    for (const instance of instances) {
+      await until(async () => JSON.stringify((await readiness(instance)).body) === JSON.stringify({ status: 'ok', degraded: [] }), 'ready again');
+    }
+    const key = await newKey('shared-after');
+    for (let request = 0; request < 5; request++) expect((await get(first, key)).status).toBe(200);
+    expect(remaining(await get(second, key))).toBe(LIMIT_PER_MINUTE - 6);
+    for (const instance of instances) expect(warnings(instance, /redis answers again/)).toBe(1);
+  });
+});
