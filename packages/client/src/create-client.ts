@@ -1,4 +1,4 @@
-import type { AppRouter } from '@petstore/core';
+import type { AppRouter } from './generated/router-types.js';
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 
 /** The most calls the server takes in one batch (`MAX_BATCH_SIZE` in apps/api's tRPC handler). */

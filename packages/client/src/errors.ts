@@ -1,4 +1,4 @@
-import type { AppRouter } from '@petstore/core';
+import type { AppRouter } from './generated/router-types.js';
 import { TRPCClientError } from '@trpc/client';
 
 /**

@@ -1,6 +1,6 @@
 export { createPetstoreClient, type PetstoreClient, type PetstoreClientOptions } from './create-client.js';
 export { pagesOfPets } from './pages-of-pets.js';
-export type { Pet, PetStatus, NewPet } from '@petstore/core';
+export type { Pet, PetStatus, NewPet } from './generated/router-types.js';
 export { TRPCClientError } from '@trpc/client';
 export { isPetstoreError } from './errors.js';
 export {

@@ -1,4 +1,4 @@
-import type { ListPetsQuery, Pet } from '@petstore/core';
+import type { ListPetsQuery, Pet } from './generated/router-types.js';
 import type { PetstoreClient } from './create-client.js';
 
 /**

@@ -1,0 +1,69 @@
+import { type TestServer, startTestServer } from '@petstore/api/testing';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/*
+ * The package as an app gets it: packed to a tarball, installed with plain npm in a project
+ * outside the workspace, compiled by a strict tsc, run against a live service.
+ */
+const run = promisify(execFile);
+const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
+const SERVER_PACKAGES = /(better-sqlite3|[ /]pg|drizzle|@petstore\/core|@petstore\/api|zod)@/;
+
+const project = mkdtempSync(join(tmpdir(), 'petstore-consumer-'));
+let server: TestServer;
+let installed = '';
+/** The consumer's own TypeScript, the version the workspace builds with. */
+const TYPESCRIPT = `typescript@${(await import('typescript')).version}`;
+const TSC = join(project, 'node_modules/.bin/tsc');
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await run('npx', ['pnpm', 'pack', '--pack-destination', project], { cwd: PACKAGE_DIR });
+  const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'));
+  if (tarball === undefined) throw new Error('pnpm pack made no tarball');
+  cpSync(fileURLToPath(new URL('consumer', import.meta.url)), project, { recursive: true });
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, TYPESCRIPT], { cwd: project });
+  installed = (await run('npm', ['ls', '--all'], { cwd: project })).stdout;
+}, 240_000);
+afterAll(async () => {
+  await server.dispose();
+  rmSync(project, { recursive: true, force: true });
+});
+
+describe('the packed client, installed with npm outside the workspace', () => {
+  it('brings nothing of the server', () => {
+    expect(installed).toContain('@petstore/client@1.0.0');
+    expect(installed).toContain('@trpc/client@');
+    expect(installed).toContain('openapi-fetch@');
+    expect(installed).not.toMatch(SERVER_PACKAGES);
+  });
+
+  it('compiles a strict consumer with its own declarations, and rejects a wrong field type', async () => {
+    await run(TSC, ['-p', 'tsconfig.json'], { cwd: project });
+    const refused = await run(TSC, ['-p', 'tsconfig.wrong.json'], { cwd: project }).then(
+      () => 'compiled',
+      (error: unknown) => (error as { stdout: string }).stdout,
+    );
+    expect(refused).toMatch(/wrong-field-type\.ts\(4,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  }, 60_000);
+
+  it('runs against a live service', async () => {
+    const { stdout } = await run(process.execPath, ['run.mjs', server.url, server.apiKey], { cwd: project });
+    const result = JSON.parse(stdout) as Record<string, unknown> & { rex: { id: number } };
+    expect(result).toEqual({
+      rex: { id: expect.any(Number), name: 'Packed', categoryId: 7, status: 'pending' },
+      fetched: result.rex,
+      listed: [result.rex.id],
+      next: null,
+      missing: 'NOT_FOUND',
+      restName: 'Packed',
+    });
+  });
+});
