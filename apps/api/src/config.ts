@@ -87,6 +87,7 @@ const Environment = z.object({
       .refine((origins) => origins.every(isOrigin), 'must list origins such as https://app.example.com, or *, comma-separated')
       .default([]),
   ),
+  METRICS_PORT: setting(Port.optional()),
   LOG_LEVEL: setting(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
@@ -120,6 +121,8 @@ export interface Config {
   /** Browser origins allowed to call the API (`*`: any); empty: no CORS headers at all. */
   corsOrigins: string[];
   logLevel: z.output<typeof Environment>['LOG_LEVEL'];
+  /** Where `GET /metrics` is served, on HOST; undefined: no metrics at all. */
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -151,5 +154,6 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     trustProxy: settings.TRUST_PROXY,
     corsOrigins: settings.CORS_ORIGINS,
     logLevel: settings.LOG_LEVEL,
+    metricsPort: settings.METRICS_PORT,
   };
 };

@@ -5,6 +5,8 @@ import { clientAddressResolver } from './admission/client-address.js';
 import type { Config } from './config.js';
 import { createCors } from './front-door/cors.js';
 import { type FrontDoor, createFrontDoor } from './front-door/front-door.js';
+import type { Metrics } from './observability/metrics.js';
+import { observabilityFor } from './observability/observability.js';
 import { createOpenApiDocument } from './openapi/document.js';
 import { serializeDocument } from './openapi/serialize.js';
 import { procedureTable } from './procedures/procedure-table.js';
@@ -14,6 +16,8 @@ import { createTrpcHandler } from './trpc/trpc-handler.js';
 
 export interface Petstore {
   state: ServiceState;
+  /** The Prometheus registry, when METRICS_PORT is set; the server serves it on its own listener. */
+  metrics: Metrics | undefined;
   /** Serves `/v1` and `/trpc` on a node request; false for any other path. */
   frontDoor: FrontDoor;
   /** The same, as Express 5 middleware: `app.use(petstore.middleware)`. */
@@ -32,14 +36,17 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
     clientAddress: clientAddressResolver(config.trustProxy),
   });
   const openApiJson = serializeDocument(createOpenApiDocument(config));
+  const observed = observabilityFor(config, state.db);
+  const { call } = observed;
   const frontDoor = createFrontDoor({
-    rest: createRestHandler({ admit, table, openApiJson }),
-    trpc: createTrpcHandler({ admit, table }),
+    rest: observed.handler(createRestHandler({ admit, table, openApiJson, call })),
+    trpc: observed.handler(createTrpcHandler({ admit, table, call })),
     logger,
     cors: createCors(config.corsOrigins),
   });
   return {
     state,
+    metrics: observed.metrics,
     frontDoor,
     middleware: (req, res, next) => {
       // The host app's own headers (Express's X-Powered-By) say nothing the API wants said.

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import express from 'express';
 import { createApp } from './app.js';
 import { answerMalformedRequest } from './http/malformed-request.js';
+import { startMetricsServer } from './observability/metrics-server.js';
 import type { Config } from './config.js';
 import { type Petstore, openPetstore } from './petstore.js';
 
@@ -12,6 +13,8 @@ export interface RunningServer {
   /** Base address, e.g. `http://127.0.0.1:3000`. */
   url: string;
   port: number;
+  /** `GET /metrics` on the second listener, when METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   db: Database;
   /** Set when the database had no key at all and the server just created one. */
   firstApiKey: string | undefined;
@@ -98,12 +101,24 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  if (petstore.metrics && config.metricsPort !== undefined) {
+    try {
+      metricsServer = await startMetricsServer(petstore.metrics.registry, config.metricsPort, config.host);
+    } catch (error) {
+      await stop(server);
+      await petstore.close();
+      throw error;
+    }
+  }
   return {
     url: `http://${host}:${port}`,
     port,
+    metricsUrl: metricsServer && `http://${host}:${metricsServer.port}/metrics`,
     db: state.db,
     firstApiKey,
     close: async () => {
+      await metricsServer?.close();
       await stop(server);
       await state.close();
     },

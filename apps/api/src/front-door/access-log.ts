@@ -25,11 +25,20 @@ export const createAccessLog = (logger: Logger) => {
   const stream = internals[pino.symbols.streamSym];
   const infoEnabled = logger.isLevelEnabled('info');
   const errorEnabled = logger.isLevelEnabled('error');
-  return (reqId: string, method: string | undefined, url: string | undefined, status: number, responseTime: number): void => {
+  return (
+    reqId: string,
+    method: string | undefined,
+    url: string | undefined,
+    status: number,
+    responseTime: number,
+    trace?: { trace_id: string; span_id: string },
+  ): void => {
     const failed = status >= 500;
     if (failed ? !errorEnabled : !infoEnabled) return;
+    // Trace and span ids are lowercase hex, as W3C Trace Context has them: nothing to escape.
+    const traceFields = trace ? `,"trace_id":"${trace.trace_id}","span_id":"${trace.span_id}"` : '';
     stream.write(
-      `{"level":${failed ? ERROR : INFO},"time":${Date.now()}${bindings},"reqId":"${reqId}","req":{"method":"${method ?? ''}","url":${JSON.stringify(url ?? '')}},"res":{"statusCode":${status}},"responseTime":${responseTime},"msg":"${failed ? 'request failed' : 'request completed'}"}\n`,
+      `{"level":${failed ? ERROR : INFO},"time":${Date.now()}${bindings},"reqId":"${reqId}"${traceFields},"req":{"method":"${method ?? ''}","url":${JSON.stringify(url ?? '')}},"res":{"statusCode":${status}},"responseTime":${responseTime},"msg":"${failed ? 'request failed' : 'request completed'}"}\n`,
     );
   };
 };

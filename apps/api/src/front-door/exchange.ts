@@ -9,6 +9,9 @@ const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const requestIdOf = (header: string | string[] | undefined): string =>
   typeof header === 'string' && ACCEPTABLE_ID.test(header) ? header : randomUUID();
 
+/** Told when an exchange's response is written, with its status and how long it took. */
+export type FinishListener = (exchange: Exchange, status: number, elapsedMs: number) => void;
+
 /** Headers as `writeHead` takes them flat: name, value, name, value… */
 export type FlatHeaders = (string | number)[];
 
@@ -30,6 +33,15 @@ export class Exchange {
   readonly reqId: string;
   private readonly startedAt = performance.now();
   private bound: Logger | undefined;
+  /**
+   * The route, once the handler knows it: the REST path template (`/v1/pets/{petId}`) or the tRPC
+   * procedure (`/trpc/listPets`), never the raw URL. Metrics and spans are labelled with it.
+   */
+  route: string | undefined = undefined;
+  /** Set at the start by metrics or tracing when they are on; otherwise nothing is called. */
+  onFinish: FinishListener | undefined = undefined;
+  /** The request's trace ids for its log lines (`trace_id`, `span_id`); unset without tracing. */
+  traceIds: { trace_id: string; span_id: string } | undefined = undefined;
 
   constructor(
     readonly req: IncomingMessage,
@@ -42,7 +54,7 @@ export class Exchange {
 
   /** The logger bound to this request's id, made only when something is logged through it. */
   get log(): Logger {
-    return (this.bound ??= this.logger.child({ reqId: this.reqId }));
+    return (this.bound ??= this.logger.child(this.traceIds ? { reqId: this.reqId, ...this.traceIds } : { reqId: this.reqId }));
   }
 
   /** Sends a JSON body (an empty string: no body) with the API's headers and `extra` ones. */
@@ -68,6 +80,8 @@ export class Exchange {
   }
 
   private logCompletion(status: number): void {
-    this.accessLog(this.reqId, this.req.method, this.req.url, status, Math.round(performance.now() - this.startedAt));
+    const elapsedMs = performance.now() - this.startedAt;
+    this.accessLog(this.reqId, this.req.method, this.req.url, status, Math.round(elapsedMs), this.traceIds);
+    this.onFinish?.(this, status, elapsedMs);
   }
 }

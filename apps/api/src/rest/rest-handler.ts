@@ -30,6 +30,8 @@ export interface RestHandlerDependencies {
   table: ReadonlyMap<string, ProcedureEntry>;
   /** The OpenAPI document, already serialised. */
   openApiJson: string;
+  /** Runs a procedure: `callProcedure`, or it wrapped by metrics or tracing. */
+  call?: typeof callProcedure;
 }
 
 /**
@@ -38,16 +40,17 @@ export interface RestHandlerDependencies {
  * out once, here; a request pays for its admission, its input, its procedure and its JSON. The
  * order of checks is the contract's: the key first, then the quota, the path and method, the body.
  */
-export const createRestHandler = ({ admit, table, openApiJson }: RestHandlerDependencies) => {
+export const createRestHandler = ({ admit, table, openApiJson, call = callProcedure }: RestHandlerDependencies) => {
   const operations = restOperations(table);
   const routes = compileRoutes(operations);
+  const routeNames = new Map(routes.map((route) => [route, `${REST_PREFIX}${route.template}`]));
   const responders = new Map(operations.map((operation) => [operation, successResponder(operation, operations)]));
 
   const run = async (exchange: Exchange, operation: RestOperation, ctx: Context, input: unknown, search: string, admitted: FlatHeaders) => {
     // A GET answers with an ETag, and with 304 when the client already holds that representation.
     let data: unknown;
     try {
-      data = await callProcedure(operation.entry, ctx, input);
+      data = await call(operation.entry, ctx, input);
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error;
       sendRestError(exchange, error, admitted);
@@ -90,6 +93,7 @@ export const createRestHandler = ({ admit, table, openApiJson }: RestHandlerDepe
     }
 
     const match = matchRoute(routes, path.slice(REST_PREFIX.length));
+    if (match) exchange.route = routeNames.get(match.route);
     const operation = match?.route.byMethod.get(method);
     if (!match || !operation) {
       if (match) {

@@ -13,6 +13,9 @@ export const TRPC_PREFIX = '/trpc';
 /** The most calls one batched request may carry; more are refused with a 400. */
 export const MAX_BATCH_SIZE = 50;
 
+/** The route of a request carrying several calls (each call has its own procedure span). */
+const BATCH_ROUTE = `${TRPC_PREFIX}/{batch}`;
+
 /** Which HTTP method calls which kind of procedure, as tRPC's own HTTP adapters have it. */
 const METHOD_OF = { query: 'GET', mutation: 'POST', subscription: 'GET' } as const;
 
@@ -53,7 +56,18 @@ const procedureNames = (path: string) =>
  * and calls the procedures through tRPC's public `callTRPCProcedure`. Streaming responses and
  * subscriptions are not offered: no procedure needs them.
  */
-export const createTrpcHandler = ({ admit, table }: { admit: Admit; table: ReadonlyMap<string, ProcedureEntry> }) => {
+export const createTrpcHandler = ({
+  admit,
+  table,
+  call: invoke = callProcedure,
+}: {
+  admit: Admit;
+  table: ReadonlyMap<string, ProcedureEntry>;
+  /** Runs a procedure: `callProcedure`, or it wrapped by metrics or tracing. */
+  call?: typeof callProcedure;
+}) => {
+  // A lone call is labelled with its procedure; a batch only as a batch, so labels stay few.
+  const routeNames = new Map([...table.keys()].map((name) => [name, `${TRPC_PREFIX}/${name}`]));
   const send = (exchange: Exchange, items: Item[], batch: boolean, headers: FlatHeaders) => {
     const json = batch ? items : items[0];
     if (json === undefined) throw new Error('a tRPC response needs at least one item');
@@ -72,7 +86,7 @@ export const createTrpcHandler = ({ admit, table }: { admit: Admit; table: Reado
         allow.push(METHOD_OF[entry.type]);
         throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${method}-request to ${entry.type} procedure at path "${call.name}"` });
       }
-      return { result: { data: await callProcedure(entry, admitted.ctx, call.input, index) } };
+      return { result: { data: await invoke(entry, admitted.ctx, call.input, index) } };
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
       if (error.code === 'INTERNAL_SERVER_ERROR') exchange.log.error({ err: error.cause ?? error, procedure: call.name }, 'procedure failed');
@@ -88,6 +102,7 @@ export const createTrpcHandler = ({ admit, table }: { admit: Admit; table: Reado
     const query = parse(queryStart === -1 ? '' : url.slice(queryStart + 1));
     const batch = query.batch === '1';
     const method = req.method ?? 'GET';
+    exchange.route = names.length === 1 ? routeNames.get(names[0] ?? '') : BATCH_ROUTE;
 
     if (method !== 'GET' && method !== 'POST') {
       refuseAll(exchange, new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${method} is not supported on ${TRPC_PREFIX}; use GET or POST.` }), names.length, batch, ['Allow', 'GET, POST']);

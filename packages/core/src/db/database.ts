@@ -10,6 +10,16 @@ export interface Database {
   /** Resolves when the database answers a trivial query (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** How the connection pool is used, for metrics; absent where there is no pool (SQLite). */
+  poolUse?(): PoolUse;
+}
+
+export interface PoolUse {
+  /** Connections open, idle or not. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
 }
 
 export interface PetPageQuery {

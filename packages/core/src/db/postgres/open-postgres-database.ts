@@ -62,5 +62,6 @@ export const openPostgresDatabase = async (
     close: async () => {
       if (!pool.ended) await pool.end();
     },
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 };

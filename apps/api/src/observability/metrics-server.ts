@@ -1,0 +1,48 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export const METRICS_PATH = '/metrics';
+
+/**
+ * The second listener, on `HOST:METRICS_PORT`: `GET /metrics` in Prometheus's text format and
+ * nothing else. The public port never serves metrics; this one is meant for the scraper's network.
+ */
+export const startMetricsServer = async (registry: Registry, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> => {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (path !== METRICS_PATH) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('Method not allowed\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'Content-Type': registry.contentType }).end(req.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${String(error)}\n`);
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+};

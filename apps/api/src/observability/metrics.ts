@@ -1,0 +1,101 @@
+import type { Database } from '@petstore/core';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Exchange } from '../front-door/exchange.js';
+import { type RequestObserver, UNMATCHED_ROUTE, listenForFinish } from './exchange-observer.js';
+
+/** Seconds; from a cached get-by-id (well under a millisecond) to a request stuck behind the pool. */
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const TOO_MANY_REQUESTS = 429;
+
+export interface Metrics {
+  registry: Registry;
+  observer: RequestObserver;
+}
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (several servers in one process,
+ * as in tests, do not share counts). The label values are bounded: methods Node's parser accepts,
+ * route templates (never raw URLs), statuses. The histogram's child for a method, route and status
+ * is looked up once and kept, so a request does three map lookups and one `observe`.
+ */
+export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const duration = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Time from a /v1 or /trpc request arriving to its response being written, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const inFlight = new Gauge({
+    name: 'http_server_requests_in_flight',
+    help: 'Requests to /v1 and /trpc that have arrived and not yet been answered.',
+    registers,
+  });
+  const refusals = new Counter({
+    name: 'petstore_rate_limit_refusals_total',
+    help: 'Requests refused with 429: an API key over its quota, or an address over its failed-authentication throttle.',
+    registers,
+  });
+  const replays = new Counter({
+    name: 'petstore_idempotent_replays_total',
+    help: 'Creates answered with the animal an earlier request with the same Idempotency-Key created.',
+    registers,
+  });
+  if (db?.poolUse) {
+    new Gauge({
+      name: 'petstore_db_pool_connections',
+      help: 'PostgreSQL pool connections: total open, idle, and requests waiting for one.',
+      labelNames: ['state'] as const,
+      registers,
+      collect() {
+        const use = db.poolUse?.();
+        if (!use) return;
+        this.set({ state: 'total' }, use.total);
+        this.set({ state: 'idle' }, use.idle);
+        this.set({ state: 'waiting' }, use.waiting);
+      },
+    });
+  }
+
+  type Child = ReturnType<typeof duration.labels>;
+  const children = new Map<string, Map<string, Map<number, Child>>>();
+  const childFor = (method: string, route: string, status: number): Child => {
+    let byRoute = children.get(method);
+    if (!byRoute) children.set(method, (byRoute = new Map<string, Map<number, Child>>()));
+    let byStatus = byRoute.get(route);
+    if (!byStatus) byRoute.set(route, (byStatus = new Map<number, Child>()));
+    let child = byStatus.get(status);
+    if (!child) byStatus.set(status, (child = duration.labels(method, route, String(status))));
+    return child;
+  };
+
+  const finished = (exchange: Exchange, status: number, elapsedMs: number) => {
+    inFlight.dec();
+    childFor(exchange.req.method ?? 'GET', exchange.route ?? UNMATCHED_ROUTE, status).observe(elapsedMs / 1000);
+    if (status === TOO_MANY_REQUESTS) refusals.inc();
+  };
+
+  return {
+    registry,
+    observer: {
+      handler: (handler) => (exchange) => {
+        inFlight.inc();
+        listenForFinish(exchange, finished);
+        return handler(exchange);
+      },
+      // Only a mutation can be a replay; queries are passed through untouched.
+      call: (call) => (entry, ctx, input, batchIndex) => {
+        if (entry.type !== 'mutation') return call(entry, ctx, input, batchIndex);
+        return call(entry, ctx, input, batchIndex).then((result) => {
+          if (ctx.response.replayed) replays.inc();
+          return result;
+        });
+      },
+    },
+  };
+};
