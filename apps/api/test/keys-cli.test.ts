@@ -67,7 +67,7 @@ describe('the keys CLI', () => {
 
       const listed = await keys('list');
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+LAST USED\s+REVOKED\n1\s+ci\s+pst_[0-9a-f]{12}_\s/);
+      expect(listed.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+LAST USED\s+REVOKED\s+SCOPES\n1\s+ci\s+pst_[0-9a-f]{12}_\s.*\spets:read,pets:write\n/);
       expect(listed.stdout).not.toContain(token.slice(17));
 
       const revoked = await keys('revoke', 'ci');
@@ -76,6 +76,23 @@ describe('the keys CLI', () => {
       await expectError(await call(asCi, '/v1/pets'), 401, 'UNAUTHORIZED');
       // The running server recorded the key's use; the list shows it, and now its revocation.
       expect((await keys('list')).stdout).toMatch(/\n1\s+ci\s+\S+\s+\S+\s+-\s+\d{4}-\d\d-\d\dT\S+\s+\d{4}-\d\d-\d\dT/);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('creates a key with the scopes named, which a server enforces', async () => {
+    const created = await keys('create', 'dashboard', '--scope', 'pets:read');
+    expect(created.stdout).toMatch(/^Created key 1 "dashboard" \(pets:read\)\./);
+    const token = created.stdout.trimEnd().split('\n').at(-1) ?? '';
+    expect((await keys('create', 'both', '--scope', 'pets:write', '--scope', 'pets:read')).stdout).toMatch(/"both" \(pets:read, pets:write\)/);
+    expect((await keys('list')).stdout).toMatch(/\n1\s+dashboard\s.*\spets:read\n2\s+both\s.*\spets:read,pets:write\n$/);
+
+    const running = await startServer(readConfig({ PORT: '0', AUTH_FAILURES_PER_MINUTE: '0', ...storage.env }), pino({ level: 'silent' }));
+    try {
+      const asDashboard = { url: running.url, apiKey: token };
+      expect((await call(asDashboard, '/v1/pets')).status).toBe(200);
+      await expectError(await call(asDashboard, '/v1/pets', { method: 'POST', json: { name: 'Rex', categoryId: 1 } }), 403, 'FORBIDDEN');
     } finally {
       await running.close();
     }
@@ -98,6 +115,8 @@ describe('the keys CLI', () => {
     [['create', 'ci', '--expires', '-5d'], '--expires takes a duration such as 30d, 12h or 90m, not "-5d".'],
     [['create', 'ci', '--expires'], '--expires takes a duration such as 30d, 12h or 90m.'],
     [['create', 'ci', '--bogus'], "Unknown option '--bogus'."],
+    [['create', 'ci', '--scope', 'pets:delete'], '--scope takes pets:read or pets:write, not "pets:delete".'],
+    [['list', '--scope', 'pets:read'], '--scope goes with create only.'],
   ])('refuses %j with exit code 2, one line saying why, then its usage', async (args, reason) => {
     const result = await keys(...args);
     expect([result.code, result.stdout]).toEqual([2, '']);

@@ -3,6 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { Database } from './db/database.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
+import type { ApiKeyScope } from './keys/scopes.js';
 import { toTrpcErrorShape } from './schemas/error.js';
 
 /** What a procedure tells its transport beside its result. */
@@ -30,6 +31,11 @@ export interface Deprecation {
 }
 
 export type ProcedureMeta = OpenApiMeta<{
+  /**
+   * What a key needs to call the procedure: the one place it is declared. Checked after the key
+   * and before the input (403 otherwise); the OpenAPI document shows it.
+   */
+  scope: ApiKeyScope;
   /** The HTTP status of a successful REST response, 200 unless stated. */
   successStatus?: 201;
   deprecation?: Deprecation;
@@ -67,8 +73,26 @@ const requirePrincipal = (ctx: Context): AuthedContext => {
   return ctx as AuthedContext;
 };
 
-/** Past this middleware `ctx.principal` is known not to be null; validation comes later, with `.input()`. */
-export const authedProcedure = t.procedure.use(({ ctx, next }) => next({ ctx: requirePrincipal(ctx) }));
+/**
+ * The refusal of a key that lacks the scope a procedure needs, or undefined when it has it. A
+ * procedure that declares no scope is refused to every key: no procedure is open by omission.
+ */
+export const insufficientScope = (principal: ApiKeyPrincipal, scope: ApiKeyScope | undefined): TRPCError | undefined =>
+  scope !== undefined && principal.scopes.includes(scope)
+    ? undefined
+    : new TRPCError({ code: 'FORBIDDEN', message: `This API key lacks the ${scope ?? 'required'} scope.` });
+
+const requireScope = (ctx: AuthedContext, scope: ApiKeyScope | undefined): AuthedContext => {
+  const refusal = insufficientScope(ctx.principal, scope);
+  if (refusal) throw refusal;
+  return ctx;
+};
+
+/**
+ * Past this middleware `ctx.principal` is known not to be null and to hold the procedure's scope;
+ * validation comes later, with `.input()`.
+ */
+export const authedProcedure = t.procedure.use(({ ctx, meta, next }) => next({ ctx: requireScope(requirePrincipal(ctx), meta?.scope) }));
 
 /**
  * What a procedure does, apart from tRPC: its input schema and its resolver. Each procedure is
@@ -86,9 +110,12 @@ export interface Handler<Input extends z.ZodType = z.ZodType, Output = unknown> 
 
 export const handler = <Input extends z.ZodType, Output>(definition: Handler<Input, Output>) => definition;
 
-/** Runs a handler as its procedure would run: 401 without a key, 400 for invalid input, 500 for a crash. */
-export const callHandler = async (definition: Handler, ctx: Context, rawInput: unknown): Promise<unknown> => {
-  const authed = requirePrincipal(ctx);
+/**
+ * Runs a handler as its procedure would run: 401 without a key, 403 without `scope` (the
+ * procedure's meta), 400 for invalid input, 500 for a crash.
+ */
+export const callHandler = async (definition: Handler, ctx: Context, rawInput: unknown, scope: ApiKeyScope): Promise<unknown> => {
+  const authed = requireScope(requirePrincipal(ctx), scope);
   const parsed = definition.input.safeParse(rawInput);
   if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
   try {

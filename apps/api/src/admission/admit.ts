@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { ApiKeys, Context, Database } from '@petstore/core';
+import { type ApiKeyScope, type ApiKeys, type Context, type Database, insufficientScope } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { FlatHeaders } from '../front-door/exchange.js';
-import { BEARER_CHALLENGE, bearerToken } from './bearer.js';
+import { BEARER_CHALLENGE, bearerToken, insufficientScopeChallenge } from './bearer.js';
 import type { Quota } from './quota.js';
 
 export type Admission =
@@ -77,3 +77,13 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
 };
 
 export type Admit = ReturnType<typeof createAdmission>;
+
+/**
+ * The 403 for an admitted key that lacks the scope a procedure needs, with its RFC 6750 challenge;
+ * undefined when it has it. Each transport asks once it knows the procedure, before its input is
+ * read (a tRPC batch asks per call).
+ */
+export const refuseScope = (ctx: Context, scope: ApiKeyScope): { error: TRPCError; headers: FlatHeaders } | undefined => {
+  const error = ctx.principal ? insufficientScope(ctx.principal, scope) : new TRPCError({ code: 'UNAUTHORIZED' });
+  return error && { error, headers: ['WWW-Authenticate', insufficientScopeChallenge(scope)] };
+};

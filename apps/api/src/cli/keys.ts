@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
-import { ApiKeyError, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
+import { API_KEY_SCOPES, ApiKeyError, ApiKeyScope, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
 import { ConfigError, readConfig } from '../config.js';
 import { KEYS_COMMAND } from './keys-command.js';
 
 const USAGE = `Usage:
-  ${KEYS_COMMAND} create <name> [--expires <n>d|h|m]
-                                      create a key, valid for good or for n days, hours or minutes;
+  ${KEYS_COMMAND} create <name> [--expires <n>d|h|m] [--scope <scope>]...
+                                      create a key, valid for good or for n days, hours or minutes,
+                                      allowed the scopes named (${API_KEY_SCOPES.join(', ')}; default all);
                                       the key itself is printed alone on the last line
   ${KEYS_COMMAND} list                  list keys, with their expiry and last use (never their secrets)
   ${KEYS_COMMAND} revoke <name-or-id>   revoke a key; servers refuse it at once
@@ -18,7 +19,7 @@ class UsageError extends Error {}
 
 type Request =
   | { command: 'help' }
-  | { command: 'create'; name: string; expiresAt: Date | null }
+  | { command: 'create'; name: string; expiresAt: Date | null; scopes: ApiKeyScope[] | undefined }
   | { command: 'list' }
   | { command: 'revoke'; nameOrId: string };
 
@@ -31,6 +32,13 @@ const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 const wrongDuration = (duration: string | undefined) =>
   new UsageError(`--expires takes a duration such as 30d, 12h or 90m${duration === undefined ? '' : `, not "${duration}"`}.`);
+
+const scopesFrom = (words: string[] | undefined): ApiKeyScope[] | undefined =>
+  words?.map((word) => {
+    const scope = ApiKeyScope.safeParse(word);
+    if (!scope.success) throw new UsageError(`--scope takes ${API_KEY_SCOPES.join(' or ')}, not "${word}".`);
+    return scope.data;
+  });
 
 /** `30d`, `12h` or `90m` from now. */
 const expiryFrom = (duration: string): Date => {
@@ -56,7 +64,7 @@ const parse = (args: string[]): Request => {
   try {
     parsed = parseArgs({
       args,
-      options: { expires: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { expires: { type: 'string' }, scope: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
     });
   } catch (error) {
@@ -67,6 +75,7 @@ const parse = (args: string[]): Request => {
   if (values.help === true || command === undefined || command === 'help') return { command: 'help' };
   if (!isCommand(command)) throw new UsageError(`There is no "${command}" command: use create, list or revoke.`);
   if (values.expires !== undefined && command !== 'create') throw new UsageError('--expires goes with create only.');
+  if (values.scope !== undefined && command !== 'create') throw new UsageError('--scope goes with create only.');
   const operandName = OPERAND[command];
   if (operandName === undefined && operands.length > 0) throw new UsageError(`${command} takes no arguments, not ${quoted(operands)}.`);
   if (operandName !== undefined && operands.length === 0) throw new UsageError(`${command} needs a ${operandName}.`);
@@ -74,7 +83,7 @@ const parse = (args: string[]): Request => {
   const operand = operands[0] ?? '';
   switch (command) {
     case 'create':
-      return { command, name: operand, expiresAt: values.expires === undefined ? null : expiryFrom(values.expires) };
+      return { command, name: operand, expiresAt: values.expires === undefined ? null : expiryFrom(values.expires), scopes: scopesFrom(values.scope) };
     case 'list':
       return { command };
     case 'revoke':
@@ -86,7 +95,7 @@ const date = (value: Date | null) => (value ? value.toISOString().replace(/\.\d+
 
 const table = (keys: ApiKeySummary[]) => {
   const rows = [
-    ['ID', 'NAME', 'PREFIX', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED'],
+    ['ID', 'NAME', 'PREFIX', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED', 'SCOPES'],
     ...keys.map((key) => [
       String(key.id),
       key.name,
@@ -95,6 +104,7 @@ const table = (keys: ApiKeySummary[]) => {
       date(key.expiresAt),
       date(key.lastUsedAt),
       date(key.revokedAt),
+      key.scopes.join(','),
     ]),
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
@@ -108,9 +118,9 @@ const run = async (request: Exclude<Request, { command: 'help' }>): Promise<stri
   try {
     switch (request.command) {
       case 'create': {
-        const { key, token } = await keys.create(request.name, { expiresAt: request.expiresAt });
+        const { key, token } = await keys.create(request.name, { expiresAt: request.expiresAt, scopes: request.scopes });
         const until = key.expiresAt ? `, valid until ${date(key.expiresAt)}` : '';
-        return [`Created key ${key.id} "${key.name}"${until}. It is shown only this once:`, token];
+        return [`Created key ${key.id} "${key.name}" (${key.scopes.join(', ')})${until}. It is shown only this once:`, token];
       }
       case 'list': {
         const listed = await keys.list();

@@ -6,7 +6,7 @@ import type {
   ResponseObject,
   SchemaObject,
 } from 'openapi3-ts/oas31';
-import { BEARER_CHALLENGE } from '../admission/bearer.js';
+import { BEARER_CHALLENGE, insufficientScopeChallenge } from '../admission/bearer.js';
 import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
 import { ENTITY_TAG_LENGTH } from '../rest/conditional.js';
 import type { RestOperation } from '../rest/operations.js';
@@ -111,7 +111,8 @@ const RETRY_AFTER: HeaderObject = {
   schema: { type: 'integer', format: 'int32', minimum: 1, maximum: QUOTA_WINDOW_SECONDS, examples: [17] },
 };
 
-const errorResponse = (status: number, description: string): ResponseObject => ({
+/** `scope`: the one the operation needs, which its 403 names. */
+const errorResponse = (status: number, description: string, scope: string): ResponseObject => ({
   description,
   headers: {
     ...(status === 401 && {
@@ -119,6 +120,13 @@ const errorResponse = (status: number, description: string): ResponseObject => (
         description: 'The RFC 6750 bearer challenge.',
         required: true,
         schema: { type: 'string', const: BEARER_CHALLENGE },
+      },
+    }),
+    ...(status === 403 && {
+      'WWW-Authenticate': {
+        description: 'The RFC 6750 challenge naming the scope the key lacks.',
+        required: true,
+        schema: { type: 'string', const: insufficientScopeChallenge(scope) },
       },
     }),
     ...(status === 429 && { 'Retry-After': RETRY_AFTER }),
@@ -203,7 +211,8 @@ const operationOf = (document: OpenAPIObject, { method, path }: RestOperation): 
  * - tag descriptions;
  * - the headers the transport adds to every response (request id, quota) and to a 429;
  * - whether each server is internal (`x-internal`, which OWASP's API inventory rule asks for);
- * - conditional GETs: the ETag, If-None-Match and the 304.
+ * - conditional GETs: the ETag, If-None-Match and the 304;
+ * - the scope each operation needs (its description, and its 403's challenge).
  */
 export const completeDocument = (generated: OpenAPIObject, { operations, servers, tags }: Completion): OpenAPIObject => {
   const document = structuredClone(generated);
@@ -236,8 +245,11 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
     }
 
     for (const [status, description] of Object.entries(meta.openapi?.errorResponses ?? {})) {
-      responses[status] = errorResponse(Number(status), String(description));
+      responses[status] = errorResponse(Number(status), String(description), meta.scope);
     }
+    // Spectral's oas rules accept scopes in a security requirement only for OAuth schemes, so the
+    // description says it; the 403's challenge names it too.
+    operation.description = `${operation.description ?? ''} Needs an API key with the \`${meta.scope}\` scope (403 otherwise).`.trim();
 
     const body = operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined;
     const json = body?.content?.['application/json'];

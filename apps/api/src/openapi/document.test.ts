@@ -66,9 +66,9 @@ describe('the OpenAPI document', () => {
   });
 
   it.each([
-    ['listPets', ['200', '304', '400', '401', '429', '500']],
-    ['createPet', ['201', '400', '401', '413', '415', '429', '500']],
-    ['getPet', ['200', '304', '400', '401', '404', '429', '500']],
+    ['listPets', ['200', '304', '400', '401', '403', '429', '500', '503']],
+    ['createPet', ['201', '400', '401', '403', '413', '415', '429', '500', '503']],
+    ['getPet', ['200', '304', '400', '401', '403', '404', '429', '500', '503']],
   ] as const)('documents every status %s answers, errors with the Error body', (name, statuses) => {
     const documented = responses(operations[name]);
     expect(Object.keys(documented).sort()).toEqual([...statuses].sort());
@@ -81,6 +81,18 @@ describe('the OpenAPI document', () => {
     for (const response of Object.values(documented)) {
       expect(response.headers).toHaveProperty('X-Request-Id', { $ref: '#/components/headers/X-Request-Id' });
     }
+  });
+
+  it.each([
+    ['listPets', 'pets:read'],
+    ['createPet', 'pets:write'],
+    ['getPet', 'pets:read'],
+  ] as const)('shows the scope %s needs, in its description and its 403 challenge', (name, scope) => {
+    expect(operations[name].description).toContain(`Needs an API key with the \`${scope}\` scope`);
+    expect(responses(operations[name])['403']?.headers?.['WWW-Authenticate']).toMatchObject({
+      required: true,
+      schema: { const: `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"` },
+    });
   });
 
   it('documents the Idempotency-Key header of createPet', () => {

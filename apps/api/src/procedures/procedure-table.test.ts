@@ -61,7 +61,13 @@ describe.each(ENGINES)('a handler and its tRPC procedure on $name', (engine) => 
     const table = procedureTable();
     const entry = table.get(name);
     if (!entry) throw new Error(`no procedure ${name}`);
-    for (const principal of [{ keyId: 1, name: 'test' }, null]) {
+    const principals: Context['principal'][] = [
+      { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] },
+      { keyId: 1, name: 'reader', scopes: ['pets:read'] },
+      { keyId: 1, name: 'writer', scopes: ['pets:write'] },
+      null,
+    ];
+    for (const principal of principals) {
       const [viaHandler, viaTrpc] = contexts(principal);
       const caller = createCallerFactory(appRouter)(viaTrpc) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
       const direct = await outcome(callProcedure(entry, viaHandler, input));

@@ -38,7 +38,7 @@ export const procedureTable = (router: AppRouter = appRouter): ReadonlyMap<strin
  * do, through the public `callTRPCProcedure`.
  */
 export const callProcedure = (entry: ProcedureEntry, ctx: Context, input: unknown, batchIndex = 0): Promise<unknown> =>
-  entry.handler ? callHandler(entry.handler, ctx, input) : callTRPCProcedure({
+  entry.handler ? callHandler(entry.handler, ctx, input, entry.meta.scope) : callTRPCProcedure({
     router: appRouter,
     path: entry.name,
     type: entry.type,

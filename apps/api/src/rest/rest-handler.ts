@@ -1,7 +1,7 @@
 import { type Context, toErrorBody } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import type { Admit } from '../admission/admit.js';
+import { type Admit, refuseScope } from '../admission/admit.js';
 import type { Exchange, FlatHeaders } from '../front-door/exchange.js';
 import { readJsonBody } from '../front-door/read-json-body.js';
 import { type ProcedureEntry, callProcedure } from '../procedures/procedure-table.js';
@@ -106,6 +106,11 @@ export const createRestHandler = ({ admit, table, openApiJson, call = callProced
     }
     if (!match.params) {
       refuse(exchange, 'BAD_REQUEST', 'A path parameter is not valid percent-encoding.', admission.headers);
+      return;
+    }
+    const outOfScope = refuseScope(admission.ctx, operation.entry.meta.scope);
+    if (outOfScope) {
+      sendRestError(exchange, outOfScope.error, [...admission.headers, ...outOfScope.headers]);
       return;
     }
 

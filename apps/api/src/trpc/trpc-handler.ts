@@ -3,7 +3,7 @@ import { toTrpcErrorShape } from '@petstore/core';
 import { TRPCError, getTRPCErrorFromUnknown } from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCResponse } from '@trpc/server/rpc';
-import type { Admit } from '../admission/admit.js';
+import { type Admit, refuseScope } from '../admission/admit.js';
 import type { Exchange, FlatHeaders } from '../front-door/exchange.js';
 import { readJsonBody } from '../front-door/read-json-body.js';
 import { type ProcedureEntry, callProcedure } from '../procedures/procedure-table.js';
@@ -78,7 +78,8 @@ export const createTrpcHandler = ({
     send(exchange, Array.from({ length: batch ? count : 1 }, () => errorItem(error)), batch, headers);
   };
 
-  const runCall = async (exchange: Exchange, call: Call, index: number, method: string, admitted: { ctx: Parameters<typeof callProcedure>[1] }, allow: string[]): Promise<Item> => {
+  /** `outOfScope`: the call's 403 when its key lacks the procedure's scope; `allow` gathers the methods calls should have used. */
+  const runCall = async (exchange: Exchange, call: Call, index: number, method: string, admitted: { ctx: Parameters<typeof callProcedure>[1] }, allow: string[], outOfScope: TRPCError | undefined): Promise<Item> => {
     const entry = table.get(call.name);
     try {
       if (!entry) throw new TRPCError({ code: 'NOT_FOUND', message: `No procedure found on path "${call.name.slice(0, 100)}"` });
@@ -86,6 +87,7 @@ export const createTrpcHandler = ({
         allow.push(METHOD_OF[entry.type]);
         throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${method}-request to ${entry.type} procedure at path "${call.name}"` });
       }
+      if (outOfScope) return errorItem(outOfScope);
       return { result: { data: await invoke(entry, admitted.ctx, call.input, index) } };
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
@@ -124,6 +126,18 @@ export const createTrpcHandler = ({
       return;
     }
 
+    // Each call's scope, known from its name: checked before any input is read, as on REST.
+    const scopeRefusals = names.map((name) => {
+      const entry = table.get(name);
+      return entry && METHOD_OF[entry.type] === method ? refuseScope(admission.ctx, entry.meta.scope) : undefined;
+    });
+    // One challenge per response: a batch refused several scopes names the first.
+    const challenge = scopeRefusals.find((refusal) => refusal !== undefined)?.headers ?? [];
+    if (scopeRefusals.every((refusal) => refusal !== undefined)) {
+      send(exchange, scopeRefusals.map((refusal) => errorItem(refusal.error)), batch, [...admission.headers, ...challenge]);
+      return;
+    }
+
     let raw: unknown;
     if (method === 'GET') {
       const input = query.input;
@@ -151,8 +165,10 @@ export const createTrpcHandler = ({
     }
 
     const allow: string[] = [];
-    const items = await Promise.all(names.map((name, index) => runCall(exchange, { name, input: inputs[index] }, index, method, admission, allow)));
-    const headers = allow.length > 0 ? [...admission.headers, 'Allow', [...new Set(allow)].join(', ')] : admission.headers;
+    const items = await Promise.all(names.map((name, index) => runCall(exchange, { name, input: inputs[index] }, index, method, admission, allow, scopeRefusals[index]?.error)));
+    const headers = allow.length > 0 || challenge.length > 0
+      ? [...admission.headers, ...(allow.length > 0 ? ['Allow', [...new Set(allow)].join(', ')] : []), ...challenge]
+      : admission.headers;
     send(exchange, items, batch, headers);
   };
 };

@@ -12,13 +12,13 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Animals by ascending id, a page at a time. When more follow, the `Link` header holds the next page (`rel="next"`); the last page has none.
+         * @description Animals by ascending id, a page at a time. When more follow, the `Link` header holds the next page (`rel="next"`); the last page has none. Needs an API key with the `pets:read` scope (403 otherwise).
          */
         get: operations["listPets"];
         put?: never;
         /**
          * Add an animal
-         * @description Adds an animal and assigns its `id`. `name` is stored trimmed; `status` defaults to `available`. With an `Idempotency-Key`, a retry of the same request within 24 hours returns the first response (with `Idempotent-Replayed: true`) and adds nothing.
+         * @description Adds an animal and assigns its `id`. `name` is stored trimmed; `status` defaults to `available`. With an `Idempotency-Key`, a retry of the same request within 24 hours returns the first response (with `Idempotent-Replayed: true`) and adds nothing. Needs an API key with the `pets:write` scope (403 otherwise).
          */
         post: operations["createPet"];
         delete?: never;
@@ -37,7 +37,7 @@ export interface paths {
         /**
          * Get an animal (deprecated)
          * @deprecated
-         * @description Deprecated: to be removed on 5 December 2030. Use `GET /pets` with the `status` filter instead.
+         * @description Deprecated: to be removed on 5 December 2030. Use `GET /pets` with the `status` filter instead. Needs an API key with the `pets:read` scope (403 otherwise).
          */
         get: operations["getPet"];
         put?: never;
@@ -78,7 +78,7 @@ export interface components {
         /** @description The body of every error response. */
         Error: {
             /**
-             * @description Machine-readable error code: a tRPC error code, such as BAD_REQUEST, UNAUTHORIZED, NOT_FOUND, METHOD_NOT_SUPPORTED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, TOO_MANY_REQUESTS or INTERNAL_SERVER_ERROR.
+             * @description Machine-readable error code: a tRPC error code, such as BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, METHOD_NOT_SUPPORTED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, TOO_MANY_REQUESTS or INTERNAL_SERVER_ERROR.
              * @example NOT_FOUND
              * @enum {string}
              */
@@ -193,6 +193,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
+            403: {
+                headers: {
+                    /** @description The RFC 6750 challenge naming the scope the key lacks. */
+                    "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:read\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again. */
             429: {
                 headers: {
@@ -294,6 +308,20 @@ export interface operations {
             };
             /** @description Body not sent as application/json. */
             415: {
+            /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
+            403: {
+                headers: {
+                    /** @description The RFC 6750 challenge naming the scope the key lacks. */
+                    "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:write\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
@@ -435,6 +463,20 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the spent quota: `r` more for the next `t` seconds. Absent when that limit is off. */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
+            403: {
+                headers: {
+                    /** @description The RFC 6750 challenge naming the scope the key lacks. */
+                    "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:read\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -72,9 +72,13 @@ export interface ApiKeyRecord {
   expiresAt: Date | null;
   /** Last authenticated request, to the minute. */
   lastUsedAt: Date | null;
+  /** What the key may do, space-separated (keys/scopes.ts). */
+  scopes: string;
 }
 
-export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt' | 'expiresAt'>;
+/** Without `scopes`, a key gets every scope. */
+export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt' | 'expiresAt'> &
+  Partial<Pick<ApiKeyRecord, 'scopes'>>;
 
 export interface ApiKeyRecords {
   /**

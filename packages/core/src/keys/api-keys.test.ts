@@ -17,7 +17,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
   it('authenticates a created key and stores only its hash', async () => {
     const { key, token } = await keys.create('ci');
     expect(token).toMatch(/^pst_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
-    expect(await keys.authenticate(token)).toEqual({ keyId: key.id, name: 'ci' });
+    expect(await keys.authenticate(token)).toEqual({ keyId: key.id, name: 'ci', scopes: ['pets:read', 'pets:write'] });
 
     const [stored] = await db.apiKeys.list();
     expect(JSON.stringify(stored)).not.toContain(token.slice(17));
@@ -68,8 +68,19 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
         revokedAt: null,
         expiresAt: null,
         lastUsedAt: null,
+        scopes: ['pets:read', 'pets:write'],
       },
     ]);
+  });
+
+  it('gives a key the scopes it is created with, every scope when none is named', async () => {
+    const reader = await keys.create('reader', { scopes: ['pets:read'] });
+    const writer = await keys.create('writer', { scopes: ['pets:write', 'pets:write'] });
+    const both = await keys.create('both', { scopes: ['pets:write', 'pets:read'] });
+    expect((await keys.authenticate(reader.token))?.scopes).toEqual(['pets:read']);
+    expect((await keys.authenticate(writer.token))?.scopes).toEqual(['pets:write']);
+    expect((await keys.authenticate(both.token))?.scopes).toEqual(['pets:read', 'pets:write']);
+    expect((await keys.list()).map((key) => key.scopes)).toEqual([['pets:read'], ['pets:write'], ['pets:read', 'pets:write']]);
   });
 
   it('refuses a key from the moment it expires', async () => {

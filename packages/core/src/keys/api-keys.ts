@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { isStorageUnavailable } from '../db/storage-unavailable.js';
 import type { ApiKeyRecord, ApiKeyRecords } from '../db/database.js';
 import { issueToken, publicIdOf, tokenMatchesHash } from './api-key-token.js';
+import { type ApiKeyScope, canonicalScopes, scopesFromStored } from './scopes.js';
 
 /** Names are what `keys revoke` accepts beside ids, so a name may not look like an id. */
 export const ApiKeyName = z
@@ -12,6 +14,8 @@ export const ApiKeyName = z
 export interface ApiKeyPrincipal {
   keyId: number;
   name: string;
+  /** What the key may do; each procedure needs one of them. */
+  scopes: readonly ApiKeyScope[];
 }
 
 /** What `keys list` shows: never the secret or its hash. */
@@ -23,6 +27,7 @@ export interface ApiKeySummary {
   revokedAt: Date | null;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  scopes: ApiKeyScope[];
 }
 
 /** Last use is written at most this often per key and process: a write per request would cost more than it tells. */
@@ -43,6 +48,7 @@ const summarise = (key: ApiKeyRecord): ApiKeySummary => ({
   revokedAt: key.revokedAt,
   expiresAt: key.expiresAt,
   lastUsedAt: key.lastUsedAt,
+  scopes: scopesFromStored(key.scopes),
 });
 
 export interface ApiKeysOptions {
@@ -56,7 +62,10 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
 
   return {
     /** Creates a key and returns its token: the only moment the token exists outside a hash. */
-    async create(name: string, { expiresAt = null }: { expiresAt?: Date | null } = {}): Promise<{ key: ApiKeySummary; token: string }> {
+    async create(
+      name: string,
+      { expiresAt = null, scopes }: { expiresAt?: Date | null; scopes?: readonly ApiKeyScope[] } = {},
+    ): Promise<{ key: ApiKeySummary; token: string }> {
       const parsed = ApiKeyName.safeParse(name);
       if (!parsed.success) throw new ApiKeyError(`Key name ${parsed.error.issues[0]?.message}.`);
       if ((await live()).some((key) => key.name === name)) {
@@ -65,7 +74,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
       const createdAt = now();
       if (expiresAt && expiresAt <= createdAt) throw new ApiKeyError('A key must expire in the future.');
       const { token, publicId, secretHash } = issueToken();
-      const key = await records.insert({ name, publicId, secretHash, createdAt, expiresAt });
+      const key = await records.insert({ name, publicId, secretHash, createdAt, expiresAt, scopes: canonicalScopes(scopes).join(' ') });
       // Another process created a key of that name between the check above and the insert.
       if (!key) throw nameTaken(name);
       return { key: summarise(key), token };
@@ -108,9 +117,16 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
       if (key.expiresAt !== null && key.expiresAt <= at) return null;
       if (at.getTime() - (lastUseWritten.get(key.id) ?? 0) >= LAST_USE_RESOLUTION_MS) {
         lastUseWritten.set(key.id, at.getTime());
-        await records.recordUse(key.id, at);
+        try {
+          await records.recordUse(key.id, at);
+        } catch (error) {
+          // Last use is a note, not the request: a database that cannot be written (read-only,
+          // full) still serves reads. It is written again on the next request.
+          if (!isStorageUnavailable(error)) throw error;
+          lastUseWritten.delete(key.id);
+        }
       }
-      return { keyId: key.id, name: key.name };
+      return { keyId: key.id, name: key.name, scopes: scopesFromStored(key.scopes) };
     },
   };
 };

@@ -13,7 +13,7 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
   let ctx: Context;
   beforeEach(async () => {
     opened = await engine.open();
-    ctx = { db: opened.db, principal: { keyId: 1, name: 'test' }, response: {} };
+    ctx = { db: opened.db, principal: { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] }, response: {} };
   });
   afterEach(() => opened.dispose());
 
@@ -28,6 +28,18 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
     for (const call of [caller.listPets({ limit: 0 }), caller.createPet({} as never), caller.getPet({ petId: -1 })]) {
       expect((await errorOf(call)).code).toBe('UNAUTHORIZED');
     }
+  });
+
+  it('refuses a call whose scope the key lacks, before looking at the input', async () => {
+    const reader = createCaller({ ...ctx, principal: { keyId: 1, name: 'reader', scopes: ['pets:read'] } });
+    const refused = await errorOf(reader.createPet({} as never));
+    expect([refused.code, refused.message]).toEqual(['FORBIDDEN', 'This API key lacks the pets:write scope.']);
+    expect(await reader.listPets({})).toEqual({ items: [], nextCursor: null });
+
+    const writer = createCaller({ ...ctx, principal: { keyId: 1, name: 'writer', scopes: ['pets:write'] } });
+    expect((await errorOf(writer.listPets({ limit: 0 }))).code).toBe('FORBIDDEN');
+    expect((await errorOf(writer.getPet({ petId: -1 }))).code).toBe('FORBIDDEN');
+    expect((await writer.createPet({ name: 'Rex', categoryId: 1 })).name).toBe('Rex');
   });
 
   it('explains an invalid input in one readable message', async () => {

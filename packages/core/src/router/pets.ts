@@ -19,6 +19,7 @@ const tags = ['animals'];
 /** Responses every operation can give, whatever its input. */
 const everyOperation = {
   401: 'Missing or invalid API key.',
+  403: 'The API key lacks the scope this operation needs (`WWW-Authenticate` names it).',
   429: "Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again.",
   500: 'The server failed; the cause is logged, never sent.',
 };
@@ -30,6 +31,7 @@ export const listPetsHandler = handler({
 
 export const listPets = authedProcedure
   .meta({
+    scope: 'pets:read',
     paginated: true,
     openapi: {
       method: 'GET',
@@ -65,6 +67,7 @@ export const createPetHandler = handler({
 
 export const createPet = authedProcedure
   .meta({
+    scope: 'pets:write',
     successStatus: 201,
     openapi: {
       method: 'POST',
@@ -112,6 +115,7 @@ export const getPetHandler = handler({
 
 export const getPet = authedProcedure
   .meta({
+    scope: 'pets:read',
     deprecation: {
       since: new Date('2026-11-22T00:00:00Z'),
       sunset: new Date('2030-12-05T00:00:00Z'),

@@ -27,7 +27,7 @@ export const ErrorBody = z
   .strictObject({
     code: z.string().meta({
       description:
-        'Machine-readable error code: a tRPC error code, such as BAD_REQUEST, UNAUTHORIZED, ' +
+        'Machine-readable error code: a tRPC error code, such as BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, ' +
         'NOT_FOUND, METHOD_NOT_SUPPORTED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, ' +
         'TOO_MANY_REQUESTS or INTERNAL_SERVER_ERROR.',
       examples: ['NOT_FOUND'],

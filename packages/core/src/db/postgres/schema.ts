@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ALL_SCOPES_STORED } from '../../keys/scopes.js';
 import { PET_STATUSES } from '../../schemas/pet.js';
 
 // The same tables as ../sqlite/schema.ts, in PostgreSQL's types. Ids are bigint identities read
@@ -35,6 +36,7 @@ export const apiKeys = pgTable(
     revokedAt: instant('revoked_at'),
     expiresAt: instant('expires_at'),
     lastUsedAt: instant('last_used_at'),
+    scopes: text('scopes').notNull().default(ALL_SCOPES_STORED),
   },
   (table) => [uniqueIndex('api_keys_live_name_idx').on(table.name).where(sql`${table.revokedAt} is null`)],
 );

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { ALL_SCOPES_STORED } from '../../keys/scopes.js';
 import { PET_STATUSES } from '../../schemas/pet.js';
 
 const quotedStatuses = sql.raw(PET_STATUSES.map((status) => `'${status}'`).join(', '));
@@ -32,6 +33,8 @@ export const apiKeys = sqliteTable(
     revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
     lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
+    // Space-separated; keys from before scopes existed get every scope, as they had.
+    scopes: text('scopes').notNull().default(ALL_SCOPES_STORED),
   },
   (table) => [
     // A name identifies one live key; a revoked key's name can be given to its replacement.
