@@ -1,10 +1,11 @@
 import type { AppRouter } from './generated/router-types.js';
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
+import { type RetryOptions, retryingFetch } from './retry/retrying-fetch.js';
 
 /** The most calls the server takes in one batch (`MAX_BATCH_SIZE` in apps/api's tRPC handler). */
 export const MAX_BATCH_SIZE = 50;
 
-export interface PetstoreClientOptions {
+export interface PetstoreClientOptions extends RetryOptions {
   /** The service's base address, e.g. `http://127.0.0.1:3000`. */
   url: string | URL;
   apiKey: string;
@@ -16,17 +17,30 @@ export interface PetstoreClientOptions {
  * A client whose procedures, inputs and results are all inferred from the server's router:
  * `await petstore.createPet.mutate({ name: 'Rex', categoryId: 1 })` is a typed `Pet`. Calls made
  * in the same tick travel in one HTTP request (tRPC's batch link).
+ *
+ * A call that fails for want of a connection, in time, or because the service says "later" (429,
+ * 503) is tried again (`maxRetries`, `timeoutMs`; see retrying-fetch.ts). Each create travels
+ * alone, with an `Idempotency-Key` of its own kept across its retries: the service applies a key
+ * to a whole HTTP request, so creates batched under one key would replay one another.
  */
-export const createPetstoreClient = ({ url, apiKey, fetch }: PetstoreClientOptions) =>
-  createTRPCClient<AppRouter>({
+export const createPetstoreClient = ({ url, apiKey, fetch = globalThis.fetch, ...retry }: PetstoreClientOptions) => {
+  const endpoint = new URL('/trpc', url).toString();
+  const authorization = `Bearer ${apiKey}`;
+  const retrying = retryingFetch(fetch, retry);
+  return createTRPCClient<AppRouter>({
     links: [
-      httpBatchLink({
-        url: new URL('/trpc', url).toString(),
-        headers: { Authorization: `Bearer ${apiKey}` },
-        maxItems: MAX_BATCH_SIZE,
-        ...(fetch && { fetch }),
+      splitLink({
+        condition: (operation) => operation.type === 'mutation',
+        true: httpLink({
+          url: endpoint,
+          // Called once per call (this link does not batch), before its first attempt.
+          headers: () => ({ Authorization: authorization, 'Idempotency-Key': crypto.randomUUID() }),
+          fetch: retrying,
+        }),
+        false: httpBatchLink({ url: endpoint, headers: { Authorization: authorization }, maxItems: MAX_BATCH_SIZE, fetch: retrying }),
       }),
     ],
   });
+};
 
 export type PetstoreClient = ReturnType<typeof createPetstoreClient>;

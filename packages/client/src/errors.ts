@@ -7,3 +7,12 @@ import { TRPCClientError } from '@trpc/client';
  */
 export const isPetstoreError = (error: unknown): error is TRPCClientError<AppRouter> =>
   error instanceof TRPCClientError;
+
+/**
+ * The `X-Request-Id` of the response a failed call got, to quote when asking about it (the
+ * service logs every request under it); undefined when no response came.
+ */
+export const requestIdOf = (error: TRPCClientError<AppRouter>): string | undefined => {
+  const response = error.meta?.response as Response | undefined;
+  return response?.headers.get('x-request-id') ?? undefined;
+};

@@ -2,7 +2,8 @@ export { createPetstoreClient, type PetstoreClient, type PetstoreClientOptions }
 export { pagesOfPets } from './pages-of-pets.js';
 export type { Pet, PetStatus, NewPet } from './generated/router-types.js';
 export { TRPCClientError } from '@trpc/client';
-export { isPetstoreError } from './errors.js';
+export { isPetstoreError, requestIdOf } from './errors.js';
+export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RetryOptions } from './retry/retrying-fetch.js';
 export {
   createPetstoreRestClient,
   type PetstoreRestClient,

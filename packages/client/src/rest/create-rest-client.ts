@@ -1,7 +1,8 @@
 import createClient from 'openapi-fetch';
+import { type RetryOptions, retryingFetch } from '../retry/retrying-fetch.js';
 import type { paths } from './openapi-types.js';
 
-export interface PetstoreRestClientOptions {
+export interface PetstoreRestClientOptions extends RetryOptions {
   /** The service's base address, e.g. `http://127.0.0.1:3000`; paths are under its `/v1`. */
   url: string | URL;
   apiKey: string;
@@ -12,13 +13,22 @@ export interface PetstoreRestClientOptions {
 /**
  * For TypeScript apps that speak REST rather than tRPC: typed calls generated from the OpenAPI
  * document (`openapi.json`), e.g. `await petstore.GET('/pets', { params: { query: { limit: 5 } } })`.
+ * Retries as the tRPC client does; each POST gets an `Idempotency-Key` unless it brings its own.
  */
-export const createPetstoreRestClient = ({ url, apiKey, fetch }: PetstoreRestClientOptions) =>
-  createClient<paths>({
+export const createPetstoreRestClient = ({ url, apiKey, fetch = globalThis.fetch, ...retry }: PetstoreRestClientOptions) => {
+  const client = createClient<paths>({
     baseUrl: new URL('/v1', url).toString(),
     headers: { Authorization: `Bearer ${apiKey}` },
-    ...(fetch && { fetch }),
+    fetch: retryingFetch(fetch, retry),
   });
+  client.use({
+    onRequest: ({ request }) => {
+      if (request.method === 'POST' && !request.headers.has('idempotency-key')) request.headers.set('Idempotency-Key', crypto.randomUUID());
+      return request;
+    },
+  });
+  return client;
+};
 
 export type PetstoreRestClient = ReturnType<typeof createPetstoreRestClient>;
 export type { components as RestSchemas, paths as RestPaths } from './openapi-types.js';

@@ -1,0 +1,125 @@
+import { type TestServer, startTestServer } from '@petstore/api/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Pet, createPetstoreClient, createPetstoreRestClient, isPetstoreError, pagesOfPets, requestIdOf } from '../src/index.js';
+import { type FlakyProxy, startFlakyProxy } from './support/flaky-proxy.js';
+
+let server: TestServer;
+let proxy: FlakyProxy;
+beforeAll(async () => {
+  server = await startTestServer();
+  proxy = await startFlakyProxy(server.url);
+});
+afterAll(async () => {
+  await proxy.close();
+  await server.dispose();
+});
+
+/** Every HTTP request the client sent, attempts included. */
+let sent: { method: string; idempotencyKey: string | null }[] = [];
+beforeEach(() => {
+  sent = [];
+});
+const recordingFetch: typeof fetch = (input, init) => {
+  const request = new Request(input, init);
+  sent.push({ method: request.method, idempotencyKey: request.headers.get('idempotency-key') });
+  return fetch(request);
+};
+
+const options = { url: '', apiKey: '', fetch: recordingFetch, timeoutMs: 2_000 };
+const viaProxy = () => createPetstoreClient({ ...options, url: proxy.url, apiKey: server.apiKey });
+const restViaProxy = () => createPetstoreRestClient({ ...options, url: proxy.url, apiKey: server.apiKey });
+
+/** The animals of that name the service holds, asked directly. */
+const named = async (name: string) => {
+  const found: Pet[] = [];
+  for await (const page of pagesOfPets(createPetstoreClient({ url: server.url, apiKey: server.apiKey }), { limit: 100 })) found.push(...page.filter((pet) => pet.name === name));
+  return found;
+};
+
+const timed = async <T>(call: () => Promise<T>) => {
+  const started = performance.now();
+  const result = await call();
+  return { result, ms: performance.now() - started };
+};
+
+describe('a create whose answer is lost after the service stored it', () => {
+  it('over tRPC: is retried under the same Idempotency-Key and adds exactly one animal', async () => {
+    proxy.next({ kind: 'cut-after-answer' });
+    const { result: pet, ms } = await timed(() => viaProxy().createPet.mutate({ name: 'Cut-trpc', categoryId: 1 }));
+    expect(sent).toHaveLength(2);
+    expect(sent[0]?.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[1]?.idempotencyKey).toBe(sent[0]?.idempotencyKey);
+    expect(await named('Cut-trpc')).toEqual([pet]);
+    console.info(`retry figures: tRPC create, connection cut after the answer: ${String(sent.length)} requests, one animal, ${ms.toFixed(0)} ms`);
+  });
+
+  it('over REST: the same', async () => {
+    proxy.next({ kind: 'cut-after-answer' });
+    const { data, response } = await restViaProxy().POST('/pets', { body: { name: 'Cut-rest', categoryId: 1 } });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    expect(sent.map(({ idempotencyKey }) => idempotencyKey)).toEqual([sent[0]?.idempotencyKey, sent[0]?.idempotencyKey]);
+    expect(await named('Cut-rest')).toEqual([data]);
+  });
+
+  it('with retries off, fails: the proxy really cuts', async () => {
+    proxy.next({ kind: 'cut-after-answer' });
+    const error = await createPetstoreClient({ ...options, url: proxy.url, apiKey: server.apiKey, maxRetries: 0 })
+      .createPet.mutate({ name: 'Cut-once', categoryId: 1 })
+      .catch((caught: unknown) => caught);
+    expect(isPetstoreError(error)).toBe(true);
+    expect(sent).toHaveLength(1);
+    expect(await named('Cut-once')).toHaveLength(1);
+  });
+});
+
+describe('answers that say "later"', () => {
+  it('waits out 429 with Retry-After, then succeeds', async () => {
+    proxy.next({ kind: 'answer', status: 429, headers: { 'Retry-After': '1' } });
+    const { result, ms } = await timed(() => viaProxy().listPets.query({ limit: 1 }));
+    expect(result.items.length).toBeLessThanOrEqual(1);
+    expect(sent).toHaveLength(2);
+    expect(ms).toBeGreaterThanOrEqual(1_000);
+    console.info(`retry figures: 429 with Retry-After: 1 waited out, answered after ${ms.toFixed(0)} ms in ${String(sent.length)} requests`);
+  });
+
+  it('retries 503 with backoff, a create keeping its key', async () => {
+    proxy.next({ kind: 'answer', status: 503, headers: {} });
+    const { data } = await restViaProxy().POST('/pets', { body: { name: 'After-503', categoryId: 1 } });
+    expect(sent).toHaveLength(2);
+    expect(sent[1]?.idempotencyKey).toBe(sent[0]?.idempotencyKey);
+    expect(await named('After-503')).toEqual([data]);
+  });
+
+  it('abandons an attempt after timeoutMs and tries again', async () => {
+    proxy.next({ kind: 'stall' });
+    const { result, ms } = await timed(() => createPetstoreClient({ ...options, url: proxy.url, apiKey: server.apiKey, timeoutMs: 300 }).createPet.mutate({ name: 'Stalled', categoryId: 1 }));
+    expect(sent).toHaveLength(2);
+    expect(ms).toBeGreaterThanOrEqual(300);
+    expect(await named('Stalled')).toEqual([result]);
+    console.info(`retry figures: stalled create abandoned after 300 ms, answered after ${ms.toFixed(0)} ms`);
+  });
+
+  it('gives up after maxRetries, with the last answer', async () => {
+    proxy.next({ kind: 'answer', status: 503, headers: { 'Retry-After': '0' } }, 3);
+    const error = await viaProxy().getPet.query({ petId: 1 }).catch((caught: unknown) => caught);
+    expect(sent).toHaveLength(3);
+    if (!isPetstoreError(error)) throw new Error('expected a failed call');
+    expect((error.meta?.response as Response | undefined)?.status).toBe(503);
+  });
+});
+
+describe('answers that say "no"', () => {
+  it('are final: a 400 is not retried, and its error carries code, status and X-Request-Id', async () => {
+    const error = await viaProxy().createPet.mutate({ name: ' ', categoryId: 1 }).catch((caught: unknown) => caught);
+    expect(sent).toHaveLength(1);
+    if (!isPetstoreError(error)) throw new Error('expected a failed call');
+    expect(error.data).toEqual({ code: 'BAD_REQUEST', httpStatus: 400 });
+    expect(requestIdOf(error)).toMatch(/\S/);
+
+    const rest = await restViaProxy().POST('/pets', { body: { name: '', categoryId: 1 } });
+    expect(sent).toHaveLength(2);
+    expect(rest.error).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+    expect(rest.response.headers.get('x-request-id')).toMatch(/\S/);
+  });
+});

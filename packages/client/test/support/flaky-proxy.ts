@@ -1,0 +1,87 @@
+import { type Socket, connect, createServer } from 'node:net';
+import { once } from 'node:events';
+
+/** What the proxy does to the next request that arrives; then it passes everything through again. */
+export type Mishap =
+  /** Forwards the request, lets the service answer, and cuts the connection before the answer gets through. */
+  | { kind: 'cut-after-answer' }
+  /** Holds the request: neither forwards it nor answers. */
+  | { kind: 'stall' }
+  /** Answers in the service's stead, e.g. 429 with `Retry-After`. */
+  | { kind: 'answer'; status: number; headers: Record<string, string> };
+
+export interface FlakyProxy {
+  /** The address to give a client instead of the service's. */
+  url: string;
+  /** Arms a mishap for the next request, or for the next `times` requests. */
+  next(mishap: Mishap, times?: number): void;
+  close(): Promise<void>;
+}
+
+const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;
+
+const rawAnswer = (status: number, headers: Record<string, string>) => {
+  const body = JSON.stringify({ code: status === 429 ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE', message: 'Try again later.', status });
+  const lines = Object.entries({ ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+  return `HTTP/1.1 ${String(status)} Later\r\n${lines.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`;
+};
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of a real service, for what a network does to a client: a
+ * connection lost after the service acted, a request that never comes back, an answer of "later".
+ */
+export const startFlakyProxy = async (target: string): Promise<FlakyProxy> => {
+  const { hostname, port } = new URL(target);
+  let armed: Mishap | undefined;
+  let left = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    sockets.add(client).add(upstream);
+    let cutting = false;
+    client.on('data', (chunk: Buffer) => {
+      const mishap = REQUEST_LINE.test(chunk.toString('latin1')) ? armed : undefined;
+      if (mishap && --left === 0) armed = undefined;
+      if (mishap?.kind === 'stall') return;
+      if (mishap?.kind === 'answer') {
+        client.end(rawAnswer(mishap.status, mishap.headers));
+        upstream.destroy();
+        return;
+      }
+      if (mishap?.kind === 'cut-after-answer') cutting = true;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (cutting) {
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      client.write(chunk);
+    });
+    const closeBoth = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('close', closeBoth).on('error', closeBoth);
+    upstream.on('close', closeBoth).on('error', closeBoth);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
+  return {
+    url: `http://127.0.0.1:${String(address.port)}`,
+    next: (mishap, times = 1) => {
+      armed = mishap;
+      left = times;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+};
