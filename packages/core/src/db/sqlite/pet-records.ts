@@ -3,6 +3,7 @@ import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../databas
 import { decideIdempotentCreate } from '../../pets/idempotent-create.js';
 import type { NewPet } from '../../schemas/pet.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
+import { rawPetPage } from './raw-pet-page.js';
 import { idempotencyKeys, pets } from './schema.js';
 
 /** Every query the pet operations run; `sqlite-query-plans.test.ts` checks each uses an index. */
@@ -41,8 +42,8 @@ export const petQueries = (db: SqliteDrizzle) => {
 /** Statements are prepared once: a request only binds values and steps through rows. */
 export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   const queries = petQueries(db);
-  const page = queries.page.prepare();
-  const pageWithStatus = queries.pageWithStatus.prepare();
+  const page = rawPetPage(db, queries.page);
+  const pageWithStatus = rawPetPage(db, queries.pageWithStatus);
   const insert = queries.insert.prepare();
   const findById = queries.findById.prepare();
   const findIdempotencyRecord = queries.findIdempotencyRecord.prepare();
@@ -69,7 +70,7 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
 
   return {
     page: async ({ afterId, status, take }) =>
-      status === undefined ? page.all({ afterId, take }) : pageWithStatus.all({ afterId, status, take }),
+      status === undefined ? page({ afterId, take }) : pageWithStatus({ afterId, status, take }),
     insert: async (pet) => {
       const [created] = insert.all(pet);
       if (!created) throw new Error('INSERT … RETURNING returned no row');
