@@ -1,3 +1,4 @@
+import { DEFAULT_DATABASE_TIMEOUTS } from '@petstore/core';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 
@@ -36,8 +37,8 @@ const Port = z
  */
 export const DEFAULT_BOUNDS = {
   redisTimeoutMs: 50,
-  databaseConnectTimeoutMs: 5_000,
-  databaseStatementTimeoutMs: 5_000,
+  databaseConnectTimeoutMs: DEFAULT_DATABASE_TIMEOUTS.connectMs,
+  databaseStatementTimeoutMs: DEFAULT_DATABASE_TIMEOUTS.statementMs,
 } as const;
 
 const Milliseconds = z

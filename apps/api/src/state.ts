@@ -31,6 +31,7 @@ export const openState = async (config: Config, logger: Logger): Promise<Service
   const db = await openDatabase({
     url: config.databaseUrl,
     sqliteFile: config.databaseFile,
+    timeouts: { connectMs: config.databaseConnectTimeoutMs, statementMs: config.databaseStatementTimeoutMs },
     onConnectionError: (error) => {
       logger.warn({ err: error }, 'an idle database connection broke; a new one will be opened');
     },

@@ -1,9 +1,10 @@
-import { TRPCError, getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
+import { TRPCError, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { Database } from './db/database.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
 import type { ApiKeyScope } from './keys/scopes.js';
+import { toTrpcError } from './db/storage-unavailable.js';
 import { toTrpcErrorShape } from './schemas/error.js';
 
 /** What a procedure tells its transport beside its result. */
@@ -121,7 +122,7 @@ export const callHandler = async (definition: Handler, ctx: Context, rawInput: u
   try {
     return await definition.resolve({ ctx: authed, input: parsed.data });
   } catch (cause) {
-    throw getTRPCErrorFromUnknown(cause);
+    throw toTrpcError(cause);
   }
 };
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { STORAGE_RETRY_AFTER_SECONDS } from '@petstore/core';
 import type { AccessLog } from './access-log.js';
 
 /** A client's own request id is kept when it is a plain token; anything else is replaced, never echoed. */
@@ -66,6 +67,8 @@ export class Exchange {
       ...API_SECURITY_HEADERS,
     ];
     if (extra) for (const value of extra) headers.push(value);
+    // Every 503 tells the client when to try again, on both transports, unless its sender already did.
+    if (status === 503 && !extra?.includes('Retry-After')) headers.push('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
     this.res.writeHead(status, headers as string[]);
     this.res.end(json);
     this.logCompletion(status);

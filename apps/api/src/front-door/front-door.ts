@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toErrorBody, toTrpcErrorShape } from '@petstore/core';
-import { TRPCError } from '@trpc/server';
+import { toErrorBody, toTrpcError, toTrpcErrorShape } from '@petstore/core';
 import type { Logger } from 'pino';
 import { REST_PREFIX } from '../rest/operations.js';
 import { TRPC_PREFIX } from '../trpc/trpc-handler.js';
@@ -29,15 +28,16 @@ export interface FrontDoorOptions {
 
 export const createFrontDoor = ({ rest, trpc, logger, cors }: FrontDoorOptions) => {
   const accessLog = createAccessLog(logger);
-  const crashed = (exchange: Exchange, format: 'rest' | 'trpc') => (error: unknown) => {
-    exchange.log.error({ err: error }, 'request failed');
+  // An unavailable database (the key check reads it) is a 503 the client may retry, not a crash.
+  const crashed = (exchange: Exchange, format: 'rest' | 'trpc') => (cause: unknown) => {
+    const error = toTrpcError(cause);
+    if (error.code === 'INTERNAL_SERVER_ERROR') exchange.log.error({ err: cause }, 'request failed');
     if (exchange.res.headersSent) {
       exchange.res.destroy();
       return;
     }
-    const internal = new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: error });
-    const body = format === 'rest' ? toErrorBody(internal) : { error: toTrpcErrorShape(internal) };
-    exchange.sendJson(500, JSON.stringify(body));
+    const body = toErrorBody(error);
+    exchange.sendJson(body.status, JSON.stringify(format === 'rest' ? body : { error: toTrpcErrorShape(error) }));
   };
 
   return (req: IncomingMessage, res: ServerResponse): boolean => {

@@ -1,4 +1,5 @@
 import type { Database } from './database.js';
+import type { DatabaseTimeouts } from './timeouts.js';
 import type { openPostgresDatabase as openPostgres } from './postgres/open-postgres-database.js';
 import { startIdempotencyPruning } from './idempotency-pruning.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
@@ -13,6 +14,8 @@ export interface DatabaseLocation {
   onConnectionError?: ((error: Error) => void) | undefined;
   /** How often expired idempotency records are pruned; PRUNE_EVERY_MS unless a test needs sooner. */
   pruneEveryMs?: number | undefined;
+  /** The bounds on waiting for the database; each engine's defaults otherwise. */
+  timeouts?: DatabaseTimeouts | undefined;
 }
 
 /**
@@ -26,10 +29,10 @@ export const openPostgresDatabase = async (...args: Parameters<typeof openPostgr
  * The one place that picks the engine; nothing above it knows which one runs. The database it
  * returns prunes its expired idempotency records in the background until it is closed.
  */
-export const openDatabase = async ({ url, sqliteFile, poolSize, onConnectionError, pruneEveryMs }: DatabaseLocation): Promise<Database> => {
+export const openDatabase = async ({ url, sqliteFile, poolSize, onConnectionError, pruneEveryMs, timeouts }: DatabaseLocation): Promise<Database> => {
   const db = url
-    ? await openPostgresDatabase(url, { ...(poolSize && { poolSize }), ...(onConnectionError && { onConnectionError }) })
-    : openSqliteDatabase(sqliteFile);
+    ? await openPostgresDatabase(url, { ...(poolSize && { poolSize }), ...(onConnectionError && { onConnectionError }), ...(timeouts && { timeouts }) })
+    : openSqliteDatabase(sqliteFile, timeouts);
   const pruning = startIdempotencyPruning(db.pets, pruneEveryMs);
   return {
     ...db,

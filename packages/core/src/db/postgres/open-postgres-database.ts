@@ -3,11 +3,15 @@ import { type NodePgDatabase, drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { Database } from '../database.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
 import { createPostgresApiKeyRecords } from './api-key-records.js';
 import { createPostgresPetRecords } from './pet-records.js';
 import * as schema from './schema.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/postgres', import.meta.url));
+
+/** How much later than the server's statement_timeout the client gives up on a statement. */
+const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 
 /** Any constant works; it only has to be the same in every instance of the service. */
 const MIGRATION_LOCK = 7_046_233_001;
@@ -22,6 +26,7 @@ export interface PostgresOptions {
    * one when next needed. Without a listener, Node would end the process on that error.
    */
   onConnectionError?: (error: Error) => void;
+  timeouts?: DatabaseTimeouts;
 }
 
 /**
@@ -31,12 +36,23 @@ export interface PostgresOptions {
  */
 export const openPostgresDatabase = async (
   url: string,
-  { poolSize = 10, onConnectionError = () => undefined }: PostgresOptions = {},
+  { poolSize = 10, onConnectionError = () => undefined, timeouts = DEFAULT_DATABASE_TIMEOUTS }: PostgresOptions = {},
 ): Promise<Database> => {
-  // A request waits at most 5 s for a connection: an unreachable server or a drained pool then
-  // fails the request (and /readyz) instead of holding it open forever, pg's default.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // Bounded waits: for a connection (an unreachable server or a drained pool fails the request and
+  // /readyz instead of holding them open forever, pg's default), and for each statement, on the
+  // server (statement_timeout) and, should the network itself stall, in the client (query_timeout,
+  // a little later so that the server's own cancellation normally comes first).
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + QUERY_TIMEOUT_MARGIN_MS,
+  });
   pool.on('error', onConnectionError);
+  // A connection that breaks while checked out between two statements (inside a transaction, say)
+  // would emit an error nobody listens to, which ends the process; its statement fails instead.
+  pool.on('connect', (client) => client.on('error', onConnectionError));
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);

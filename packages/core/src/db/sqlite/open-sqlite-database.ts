@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Database } from '../database.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
 import { createSqliteApiKeyRecords } from './api-key-records.js';
 import { createSqlitePetRecords } from './pet-records.js';
 import * as schema from './schema.js';
@@ -18,7 +19,7 @@ const isInMemory = (file: string) => file === ':memory:' || file === '';
  * migration. Pragmas go on the connection before Drizzle sees it: they belong to the connection,
  * not to the schema, so a migration could not set them.
  */
-export const openSqliteDatabase = (file: string): Database => {
+export const openSqliteDatabase = (file: string, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database => {
   if (!isInMemory(file)) mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
   // WAL lets readers run while a write commits. synchronous=NORMAL in WAL mode syncs at checkpoints
@@ -27,7 +28,8 @@ export const openSqliteDatabase = (file: string): Database => {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  // A write waits this long for another connection's lock (the keys CLI's, say), then fails as unavailable.
+  sqlite.pragma(`busy_timeout = ${timeouts.statementMs}`);
 
   const db = drizzle({ client: sqlite, schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
