@@ -1,6 +1,7 @@
 import { DEFAULT_DATABASE_TIMEOUTS } from '@petstore/core';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
+import { tracingRequested } from './observability/tracing-requested.js';
 
 const compilesAsProxyList = (list: string[]) => {
   try {
@@ -124,6 +125,8 @@ export interface Config {
   logLevel: z.output<typeof Environment>['LOG_LEVEL'];
   /** Where `GET /metrics` is served, on HOST; undefined: no metrics at all. */
   metricsPort: number | undefined;
+  /** An OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT…): requests are traced. */
+  tracing: boolean;
 }
 
 export class ConfigError extends Error {
@@ -156,5 +159,6 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     corsOrigins: settings.CORS_ORIGINS,
     logLevel: settings.LOG_LEVEL,
     metricsPort: settings.METRICS_PORT,
+    tracing: tracingRequested(env),
   };
 };

@@ -7,6 +7,7 @@ import { createCors } from './front-door/cors.js';
 import { type FrontDoor, createFrontDoor } from './front-door/front-door.js';
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
+import type { Tracing } from './observability/tracing.js';
 import { createOpenApiDocument } from './openapi/document.js';
 import { serializeDocument } from './openapi/serialize.js';
 import { procedureTable } from './procedures/procedure-table.js';
@@ -26,7 +27,7 @@ export interface Petstore {
 }
 
 /** Both transports over one state: one admission step, one procedure table. */
-export const createPetstore = (state: ServiceState, config: Config, logger: Logger): Petstore => {
+export const createPetstore = (state: ServiceState, config: Config, logger: Logger, tracing?: Tracing): Petstore => {
   const table = procedureTable();
   const admit = createAdmission({
     db: state.db,
@@ -36,7 +37,7 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
     clientAddress: clientAddressResolver(config.trustProxy),
   });
   const openApiJson = serializeDocument(createOpenApiDocument(config));
-  const observed = observabilityFor(config, state.db);
+  const observed = observabilityFor(config, state.db, tracing?.observer);
   const { call } = observed;
   const frontDoor = createFrontDoor({
     rest: observed.handler(createRestHandler({ admit, table, openApiJson, call })),
@@ -58,5 +59,5 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
 };
 
 /** Opens the stores the configuration names and serves them: for mounting in another Express app. */
-export const openPetstore = async (config: Config, logger: Logger): Promise<Petstore> =>
-  createPetstore(await openState(config, logger), config, logger);
+export const openPetstore = async (config: Config, logger: Logger, tracing?: Tracing): Promise<Petstore> =>
+  createPetstore(await openState(config, logger, tracing?.onStatement), config, logger, tracing);

@@ -6,6 +6,7 @@ import express from 'express';
 import { createApp } from './app.js';
 import { answerMalformedRequest } from './http/malformed-request.js';
 import { startMetricsServer } from './observability/metrics-server.js';
+import { startTracing } from './observability/tracing.js';
 import type { Config } from './config.js';
 import { type Petstore, openPetstore } from './petstore.js';
 
@@ -83,7 +84,9 @@ const listenerFor = (petstore: Petstore, logger: Logger, { mount = 'front-door' 
 };
 
 export const startServer = async (config: Config, logger: Logger, options: ServerOptions = {}): Promise<RunningServer> => {
-  const petstore = await openPetstore(config, logger);
+  // Before the database opens: its statements are traced from the first request on.
+  const tracing = config.tracing ? await startTracing() : undefined;
+  const petstore = await openPetstore(config, logger, tracing);
   const { state } = petstore;
   const firstApiKey = await createFirstKey(state.apiKeys);
 
@@ -120,6 +123,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
     close: async () => {
       await metricsServer?.close();
       await stop(server);
+      await tracing?.shutdown();
       await state.close();
     },
   };

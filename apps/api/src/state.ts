@@ -1,4 +1,4 @@
-import { type ApiKeys, type Database, createApiKeys, openDatabase } from '@petstore/core';
+import { type ApiKeys, type Database, type StatementObserver, createApiKeys, openDatabase } from '@petstore/core';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type Quota, createQuota } from './admission/quota.js';
@@ -27,8 +27,9 @@ export interface ServiceState {
  * live in Redis so every instance counts together. Idempotency records are always in the
  * database, written in the transaction that inserts the animal.
  */
-export const openState = async (config: Config, logger: Logger): Promise<ServiceState> => {
+export const openState = async (config: Config, logger: Logger, onStatement?: StatementObserver): Promise<ServiceState> => {
   const db = await openDatabase({
+    onStatement,
     url: config.databaseUrl,
     sqliteFile: config.databaseFile,
     timeouts: { connectMs: config.databaseConnectTimeoutMs, statementMs: config.databaseStatementTimeoutMs },

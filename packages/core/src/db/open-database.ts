@@ -1,4 +1,5 @@
 import type { Database } from './database.js';
+import type { StatementObserver } from './statement-observer.js';
 import type { DatabaseTimeouts } from './timeouts.js';
 import type { openPostgresDatabase as openPostgres } from './postgres/open-postgres-database.js';
 import { startIdempotencyPruning } from './idempotency-pruning.js';
@@ -16,6 +17,8 @@ export interface DatabaseLocation {
   pruneEveryMs?: number | undefined;
   /** The bounds on waiting for the database; each engine's defaults otherwise. */
   timeouts?: DatabaseTimeouts | undefined;
+  /** Told of every SQL statement the service runs (tracing); unset: nothing is wrapped. */
+  onStatement?: StatementObserver | undefined;
 }
 
 /**
@@ -29,10 +32,10 @@ export const openPostgresDatabase = async (...args: Parameters<typeof openPostgr
  * The one place that picks the engine; nothing above it knows which one runs. The database it
  * returns prunes its expired idempotency records in the background until it is closed.
  */
-export const openDatabase = async ({ url, sqliteFile, poolSize, onConnectionError, pruneEveryMs, timeouts }: DatabaseLocation): Promise<Database> => {
+export const openDatabase = async ({ url, sqliteFile, poolSize, onConnectionError, pruneEveryMs, timeouts, onStatement }: DatabaseLocation): Promise<Database> => {
   const db = url
-    ? await openPostgresDatabase(url, { ...(poolSize && { poolSize }), ...(onConnectionError && { onConnectionError }), ...(timeouts && { timeouts }) })
-    : openSqliteDatabase(sqliteFile, timeouts);
+    ? await openPostgresDatabase(url, { ...(poolSize && { poolSize }), ...(onConnectionError && { onConnectionError }), ...(timeouts && { timeouts }), onStatement })
+    : openSqliteDatabase(sqliteFile, timeouts, onStatement);
   const pruning = startIdempotencyPruning(db.pets, pruneEveryMs);
   return {
     ...db,

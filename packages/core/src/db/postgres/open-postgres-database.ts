@@ -3,6 +3,7 @@ import { type NodePgDatabase, drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { Database } from '../database.js';
+import { type StatementObserver, observePostgresStatements } from '../statement-observer.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
 import { createPostgresApiKeyRecords } from './api-key-records.js';
 import { createPostgresPetRecords } from './pet-records.js';
@@ -26,6 +27,8 @@ export interface PostgresOptions {
    * one when next needed. Without a listener, Node would end the process on that error.
    */
   onConnectionError?: (error: Error) => void;
+  /** Told of every statement the service sends (tracing); unset: nothing is wrapped. */
+  onStatement?: StatementObserver | undefined;
   timeouts?: DatabaseTimeouts;
 }
 
@@ -36,7 +39,7 @@ export interface PostgresOptions {
  */
 export const openPostgresDatabase = async (
   url: string,
-  { poolSize = 10, onConnectionError = () => undefined, timeouts = DEFAULT_DATABASE_TIMEOUTS }: PostgresOptions = {},
+  { poolSize = 10, onConnectionError = () => undefined, timeouts = DEFAULT_DATABASE_TIMEOUTS, onStatement }: PostgresOptions = {},
 ): Promise<Database> => {
   // Bounded waits: for a connection (an unreachable server or a drained pool fails the request and
   // /readyz instead of holding them open forever, pg's default), and for each statement, on the
@@ -67,6 +70,7 @@ export const openPostgresDatabase = async (
     throw error;
   }
   client.release();
+  if (onStatement) observePostgresStatements(pool, onStatement);
 
   const db = drizzle({ client: pool, schema });
   return {

@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Database } from '../database.js';
+import { type StatementObserver, observeSqliteStatements } from '../statement-observer.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
 import { createSqliteApiKeyRecords } from './api-key-records.js';
 import { createSqlitePetRecords } from './pet-records.js';
@@ -19,7 +20,11 @@ const isInMemory = (file: string) => file === ':memory:' || file === '';
  * migration. Pragmas go on the connection before Drizzle sees it: they belong to the connection,
  * not to the schema, so a migration could not set them.
  */
-export const openSqliteDatabase = (file: string, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database => {
+export const openSqliteDatabase = (
+  file: string,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+  onStatement?: StatementObserver,
+): Database => {
   if (!isInMemory(file)) mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
   // WAL lets readers run while a write commits. synchronous=NORMAL in WAL mode syncs at checkpoints
@@ -33,6 +38,8 @@ export const openSqliteDatabase = (file: string, timeouts: DatabaseTimeouts = DE
 
   const db = drizzle({ client: sqlite, schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
+  // After the migrations: only the service's own statements are observed.
+  if (onStatement) observeSqliteStatements(sqlite, onStatement);
 
   const ping = sqlite.prepare('select 1');
   return {
