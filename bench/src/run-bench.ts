@@ -8,7 +8,7 @@ import { type LoadResult, load, median } from './load.js';
 import { BATCHED, BATCH_SIZE, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
 import { seedPostgres } from './seed-postgres.js';
-import { BASELINE, EXPRESS_PEER, FASTIFY_PEER, REST, TRPC } from './target-names.js';
+import { BASELINE, EXPRESS_PEER, FASTIFY_PEER, REST, REST_WITH_METRICS, TRPC } from './target-names.js';
 import { type TargetKind, type TargetProcess, startTarget } from './target-process.js';
 import { type Samples, fastestPeer, ratiosToReferences, verdicts } from './verdicts.js';
 
@@ -59,12 +59,13 @@ const postgres = settings.postgres ? await seedPostgres(SEEDED) : undefined;
 try {
   const template = join(folder, 'template.db');
   const { apiKey } = await seedDatabase(template, SEEDED);
-  const started = async (kind: TargetKind) => {
-    const file = join(folder, `${kind}.db`);
+  const started = async (kind: TargetKind, env: NodeJS.ProcessEnv = {}, copy: string = kind) => {
+    const file = join(folder, `${copy}.db`);
     copyDatabase(template, file);
-    return startTarget(kind, { PETSTORE_DB: file, ...UNREACHED_QUOTA });
+    return startTarget(kind, { PETSTORE_DB: file, ...UNREACHED_QUOTA, ...env });
   };
   const service = await started('service');
+  const withMetrics = await started('service', { METRICS_PORT: '0' }, 'service-with-metrics');
   const fastify = await started('fastify-peer');
   const express = await started('express-peer');
   const bare = await started('bare-node');
@@ -85,6 +86,7 @@ try {
   ];
   const targets: Target[] = [
     ...serviceTargets('', service, apiKey),
+    { name: REST_WITH_METRICS, process: withMetrics, apiKey, request: rest, callsPerRequest: 1 },
     { name: FASTIFY_PEER, process: fastify, apiKey, request: rest, callsPerRequest: 1 },
     { name: EXPRESS_PEER, process: express, apiKey, request: rest, callsPerRequest: 1 },
     { name: BASELINE, process: bare, apiKey, request: rest, callsPerRequest: 1 },
@@ -151,7 +153,7 @@ try {
     [EXPRESS_PEER]: Math.round(express.peakRssMiB()),
     [BASELINE]: Math.round(bare.peakRssMiB()),
   };
-  await Promise.all([service, fastify, express, bare, ...(onPostgres ? [onPostgres] : [])].map((target) => target.stop()));
+  await Promise.all([service, withMetrics, fastify, express, bare, ...(onPostgres ? [onPostgres] : [])].map((target) => target.stop()));
 
   console.table(rows);
   console.log(`Ratios are medians of per-round ratios of calls/s. Fastest peer: ${Object.keys(samples).map((scenario) => `${scenario} → ${fastestPeer(samples, scenario)}`).join('; ')}.`);

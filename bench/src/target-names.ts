@@ -1,6 +1,10 @@
 /** The targets' names in the tables, the results file and the verdicts. */
 export const REST = 'REST /v1';
 export const TRPC = 'tRPC /trpc';
+/** The same service with Prometheus metrics on (METRICS_PORT set, nothing scraping). */
+export const REST_WITH_METRICS = 'REST /v1, METRICS_PORT set';
+/** With metrics on, a call may cost at most this many times its CPU without. */
+export const METRICS_MAX_CPU_FACTOR = 1.05;
 export const FASTIFY_PEER = 'Fastify + zod peer';
 export const EXPRESS_PEER = 'Express + zod peer';
 export const BASELINE = 'node:http baseline';

@@ -1,6 +1,6 @@
 import { median } from './load.js';
 import { BATCHED } from './scenarios.js';
-import { BASELINE, FASTIFY_PEER, PEERS, REST, TRPC } from './target-names.js';
+import { BASELINE, FASTIFY_PEER, METRICS_MAX_CPU_FACTOR, PEERS, REST, REST_WITH_METRICS, TRPC } from './target-names.js';
 
 /** Per scenario, per target, one entry per round. */
 export type Samples = Record<string, Record<string, { callsPerSecond: number; cpuMicrosPerCall: number }[]>>;
@@ -79,6 +79,15 @@ export const verdicts = (samples: Samples, serviceRssMiB: number): Verdict[] => 
     },
     ...scenarios.map((scenario) => compare(scenario, TRPC, REST, 0.5, ' per call')),
     ...scenarios.map((scenario) => compare(scenario, BATCHED, REST, 2, ' per call')),
+    ...scenarios.map((scenario): Verdict => {
+      // ratioOf's cpu is how many times cheaper `mine` is; its inverse is the CPU factor.
+      const factor = 1 / ratioOf(samples, scenario, REST_WITH_METRICS, REST).cpu;
+      return {
+        target: `${REST_WITH_METRICS}: CPU per call ≤ ${METRICS_MAX_CPU_FACTOR}× without, ${scenario}`,
+        met: factor <= METRICS_MAX_CPU_FACTOR,
+        figures: `${times(factor)} the CPU per call of ${REST}`,
+      };
+    }),
     {
       target: `apps/api peak RSS ≤ ${SERVICE_MAX_RSS_MIB} MiB`,
       met: serviceRssMiB <= SERVICE_MAX_RSS_MIB,
