@@ -29,7 +29,7 @@ describe('the keys CLI', () => {
     const shell = spawnCommand('sh', ['-c', `${KEYS_COMMAND} create ci | tail -1`], storage.env, REPO_ROOT);
     const { code, stdout } = await collect(shell);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^pst_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n$/);
+    expect(stdout).toMatch(/^pst_[0-9a-f]{12}_[0-9A-Za-z]{49}\n$/);
   });
 
   it.each([[[]], [['help']], [['--help']], [['-h']], [['create', '--help']]])('prints its usage for %j and exits 0', async (args) => {

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../db/database.js';
 import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
+import type { ApiKeyRecords } from '../db/database.js';
+import { TOKEN_PATTERN } from './api-key-token.js';
 import { type ApiKeys, createApiKeys } from './api-keys.js';
 
 describe.each(ENGINES)('API keys on $name', (engine) => {
@@ -16,7 +19,8 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
 
   it('authenticates a created key and stores only its hash', async () => {
     const { key, token } = await keys.create('ci');
-    expect(token).toMatch(/^pst_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    expect(token).toMatch(/^pst_[0-9a-f]{12}_[0-9A-Za-z]{49}$/);
+    expect(token).toMatch(TOKEN_PATTERN);
     expect(await keys.authenticate(token)).toEqual({ keyId: key.id, name: 'ci', scopes: ['pets:read', 'pets:write'] });
 
     const [stored] = await db.apiKeys.list();
@@ -30,6 +34,45 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     for (const candidate of [flipped, token.slice(0, -1), `${token}x`, ` ${token}`, token.toUpperCase(), '']) {
       expect(await keys.authenticate(candidate)).toBeNull();
     }
+  });
+
+  it('refuses a key whose checksum fails without reading the database', async () => {
+    // The test's own storage, counting the reads authentication makes.
+    let reads = 0;
+    const counted: ApiKeyRecords = {
+      ...db.apiKeys,
+      findByPublicId: (publicId) => {
+        reads += 1;
+        return db.apiKeys.findByPublicId(publicId);
+      },
+    };
+    const checked = createApiKeys(counted);
+    const { token } = await checked.create('ci');
+    expect(await checked.authenticate(token)).not.toBeNull();
+    expect(reads).toBe(1);
+
+    const secretAt = 'pst_0123456789ab_'.length;
+    const mistyped = token.slice(0, secretAt + 5) + (token[secretAt + 5] === 'x' ? 'y' : 'x') + token.slice(secretAt + 6);
+    const madeUp = `pst_0123456789ab_${'a'.repeat(43)}ZZZZZZ`;
+    const badChecksum = token.slice(0, -1) + (token.endsWith('0') ? '1' : '0');
+    for (const candidate of [mistyped, madeUp, badChecksum]) {
+      expect(candidate).toMatch(TOKEN_PATTERN);
+      expect(await checked.authenticate(candidate)).toBeNull();
+    }
+    expect(reads).toBe(1);
+  });
+
+  it('still accepts a key issued before checksums', async () => {
+    const legacy = 'pst_0123456789ab_' + 'Q'.repeat(40) + '-_x';
+    await db.apiKeys.insert({
+      name: 'old',
+      publicId: '0123456789ab',
+      secretHash: createHash('sha256').update(legacy).digest('hex'),
+      createdAt: new Date(),
+      expiresAt: null,
+    });
+    expect(await keys.authenticate(legacy)).toMatchObject({ name: 'old', scopes: ['pets:read', 'pets:write'] });
+    expect(await keys.authenticate(legacy.slice(0, -1) + 'y')).toBeNull();
   });
 
   it('refuses a revoked key at once, by name or by id', async () => {

@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { TOKEN_PATTERN, issueToken, publicIdOf } from './api-key-token.js';
+
+/** The regular expression the README gives secret scanners. */
+const readmePattern = () => {
+  const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+  const quoted = /offline, by\n\n```\n(.+)\n```/.exec(readme)?.[1];
+  if (quoted === undefined) throw new Error('the README no longer quotes the scanners\' pattern');
+  return new RegExp(quoted, 'g');
+};
+
+describe('API key tokens', () => {
+  it('are found in text by the README\'s pattern, whole, and only they', () => {
+    const tokens = Array.from({ length: 20 }, () => issueToken().token);
+    const text = `export KEY=${tokens[0] ?? ''}\n${tokens.slice(1).join(' and ')} pst_short_abc pst_0123456789ab_${'a'.repeat(60)}`;
+    expect(text.match(readmePattern())).toEqual(tokens);
+    for (const token of tokens) expect(token).toMatch(TOKEN_PATTERN);
+  });
+
+  it('carry a checksum that any one changed character breaks', () => {
+    const { token, publicId } = issueToken();
+    expect(publicIdOf(token)).toBe(publicId);
+    for (let at = 'pst_'.length + 12 + 1; at < token.length; at++) {
+      const changed = token.slice(0, at) + (token[at] === 'a' ? 'b' : 'a') + token.slice(at + 1);
+      expect(publicIdOf(changed), changed).toBeUndefined();
+    }
+  });
+});
