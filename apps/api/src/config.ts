@@ -12,6 +12,13 @@ const compilesAsProxyList = (list: string[]) => {
   }
 };
 
+/**
+ * The mean event-loop delay past which the service sheds load. Saturated by the bench (32
+ * connections, every scenario), its windows' mean stays below a few milliseconds (DEVELOPERS.md);
+ * past this, requests wait on each other rather than on work.
+ */
+export const DEFAULT_OVERLOAD_DELAY_MS = 100;
+
 /** `*`, or a scheme, host and port with nothing after: what a browser sends as `Origin`. */
 const isOrigin = (entry: string) => {
   if (entry === '*') return true;
@@ -82,6 +89,13 @@ const Environment = z.object({
       .refine(compilesAsProxyList, 'must list addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated')
       .default([]),
   ),
+  OVERLOAD_DELAY_MS: setting(
+    z
+      .string()
+      .regex(/^[0-9]{1,6}$/, 'must be a whole number of milliseconds (0 turns load shedding off)')
+      .transform(Number)
+      .default(DEFAULT_OVERLOAD_DELAY_MS),
+  ),
   CORS_ORIGINS: setting(
     z
       .string()
@@ -122,6 +136,8 @@ export interface Config {
   trustProxy: string[];
   /** Browser origins allowed to call the API (`*`: any); empty: no CORS headers at all. */
   corsOrigins: string[];
+  /** Mean event-loop delay (ms) over which new requests are refused with 503; 0: never. */
+  overloadDelayMs: number;
   logLevel: z.output<typeof Environment>['LOG_LEVEL'];
   /** Where `GET /metrics` is served, on HOST; undefined: no metrics at all. */
   metricsPort: number | undefined;
@@ -157,6 +173,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     authFailuresPerMinute: settings.AUTH_FAILURES_PER_MINUTE,
     trustProxy: settings.TRUST_PROXY,
     corsOrigins: settings.CORS_ORIGINS,
+    overloadDelayMs: settings.OVERLOAD_DELAY_MS,
     logLevel: settings.LOG_LEVEL,
     metricsPort: settings.METRICS_PORT,
     tracing: tracingRequested(env),

@@ -5,6 +5,7 @@ import { clientAddressResolver } from './admission/client-address.js';
 import type { Config } from './config.js';
 import { createCors } from './front-door/cors.js';
 import { type FrontDoor, createFrontDoor } from './front-door/front-door.js';
+import { type OverloadGuard, createOverloadGuard } from './front-door/overload.js';
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
 import type { Tracing } from './observability/tracing.js';
@@ -19,6 +20,8 @@ export interface Petstore {
   state: ServiceState;
   /** The Prometheus registry, when METRICS_PORT is set; the server serves it on its own listener. */
   metrics: Metrics | undefined;
+  /** Refuses new API requests while the event loop is overloaded; undefined when off. */
+  overload: OverloadGuard | undefined;
   /** Serves `/v1` and `/trpc` on a node request; false for any other path. */
   frontDoor: FrontDoor;
   /** The same, as Express 5 middleware: `app.use(petstore.middleware)`. */
@@ -37,6 +40,7 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
     clientAddress: clientAddressResolver(config.trustProxy),
   });
   const openApiJson = serializeDocument(createOpenApiDocument(config));
+  const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const observed = observabilityFor(config, state.db, tracing?.observer);
   const { call } = observed;
   const frontDoor = createFrontDoor({
@@ -44,6 +48,7 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
     trpc: observed.handler(createTrpcHandler({ admit, table, call })),
     logger,
     cors: createCors(config.corsOrigins),
+    overload,
   });
   return {
     state,
@@ -54,7 +59,11 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
       res.removeHeader('X-Powered-By');
       if (!frontDoor(req, res)) next();
     },
-    close: () => state.close(),
+    overload,
+    close: () => {
+      overload?.stop();
+      return state.close();
+    },
   };
 };
 

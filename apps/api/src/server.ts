@@ -4,6 +4,7 @@ import { ApiKeyError, type ApiKeys, type Database } from '@petstore/core';
 import type { Logger } from 'pino';
 import express from 'express';
 import { createApp } from './app.js';
+import { OverloadedError } from './front-door/overload.js';
 import { answerMalformedRequest } from './http/malformed-request.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startTracing } from './observability/tracing.js';
@@ -76,7 +77,10 @@ export interface ServerOptions {
  */
 const listenerFor = (petstore: Petstore, logger: Logger, { mount = 'front-door' }: ServerOptions) => {
   if (mount === 'express') return express().use(petstore.middleware);
-  const app = createApp({ ready: () => petstore.state.ready(), logger });
+  // Not ready while overloaded either: the load balancer then sends work to another instance.
+  const ready = () =>
+    petstore.overload?.overloaded() ? Promise.reject(new OverloadedError()) : petstore.state.ready();
+  const app = createApp({ ready, logger });
   const { frontDoor } = petstore;
   return (req: IncomingMessage, res: ServerResponse) => {
     if (!frontDoor(req, res)) app(req, res);

@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toErrorBody, toTrpcError, toTrpcErrorShape } from '@petstore/core';
+import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { REST_PREFIX } from '../rest/operations.js';
 import { TRPC_PREFIX } from '../trpc/trpc-handler.js';
 import { createAccessLog } from './access-log.js';
 import { Exchange } from './exchange.js';
+import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
 
 export type ApiHandler = (exchange: Exchange) => Promise<void>;
 
@@ -24,9 +26,11 @@ export interface FrontDoorOptions {
   logger: Logger;
   /** Answers preflights and adds CORS headers; absent when no browser origin is allowed. */
   cors?: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
+  /** Refuses new requests while the event loop is overloaded; absent when shedding is off. */
+  overload?: OverloadGuard | undefined;
 }
 
-export const createFrontDoor = ({ rest, trpc, logger, cors }: FrontDoorOptions) => {
+export const createFrontDoor = ({ rest, trpc, logger, cors, overload }: FrontDoorOptions) => {
   const accessLog = createAccessLog(logger);
   // An unavailable database (the key check reads it) is a 503 the client may retry, not a crash.
   const crashed = (exchange: Exchange, format: 'rest' | 'trpc') => (cause: unknown) => {
@@ -40,6 +44,15 @@ export const createFrontDoor = ({ rest, trpc, logger, cors }: FrontDoorOptions) 
     exchange.sendJson(body.status, JSON.stringify(format === 'rest' ? body : { error: toTrpcErrorShape(error) }));
   };
 
+  const shed = (exchange: Exchange, format: 'rest' | 'trpc') => {
+    const unavailable = new TRPCError({
+      code: 'SERVICE_UNAVAILABLE',
+      message: `The service is overloaded; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.`,
+    });
+    const body = format === 'rest' ? toErrorBody(unavailable) : { error: toTrpcErrorShape(unavailable) };
+    exchange.sendJson(503, JSON.stringify(body), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]);
+  };
+
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
     const handler = under(url, REST_PREFIX) ? rest : under(url, TRPC_PREFIX) ? trpc : undefined;
@@ -47,7 +60,12 @@ export const createFrontDoor = ({ rest, trpc, logger, cors }: FrontDoorOptions) 
     // A preflight is answered here, before the key check: browsers send it without credentials.
     if (cors && !cors(req, res)) return true;
     const exchange = new Exchange(req, res, logger, accessLog);
-    handler(exchange).catch(crashed(exchange, handler === rest ? 'rest' : 'trpc'));
+    const format = handler === rest ? 'rest' : 'trpc';
+    if (overload?.overloaded()) {
+      shed(exchange, format);
+      return true;
+    }
+    handler(exchange).catch(crashed(exchange, format));
     return true;
   };
 };

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import type { Readiness } from '../state.js';
+import { OverloadedError } from '../front-door/overload.js';
 import { methodNotAllowed } from './fallbacks.js';
 import { sendError } from './send-error.js';
 
@@ -23,7 +24,8 @@ export const healthRoutes = (ready: () => Promise<Readiness>): Router => {
         res.json({ status: 'ok', degraded });
       } catch (error) {
         req.log.warn({ err: error }, 'readiness check failed');
-        sendError(res, 'SERVICE_UNAVAILABLE', 'A store the service depends on is not answering.');
+        const message = error instanceof OverloadedError ? error.message : 'A store the service depends on is not answering.';
+        sendError(res, 'SERVICE_UNAVAILABLE', message);
       }
     })
     .all(methodNotAllowed(['GET', 'HEAD']));

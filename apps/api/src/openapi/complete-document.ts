@@ -111,6 +111,20 @@ const RETRY_AFTER: HeaderObject = {
   schema: { type: 'integer', format: 'int32', minimum: 1, maximum: QUOTA_WINDOW_SECONDS, examples: [17] },
 };
 
+const RETRY_LATER: HeaderObject = {
+  description: 'Seconds to wait before trying again.',
+  required: true,
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: QUOTA_WINDOW_SECONDS, examples: [1] },
+};
+
+/**
+ * What any operation can answer because of the service's own state rather than the request: the
+ * transport adds these, so the procedures' meta does not list them.
+ */
+const TRANSPORT_ERRORS: Record<number, string> = {
+  503: 'The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again.',
+};
+
 /** `scope`: the one the operation needs, which its 403 names. */
 const errorResponse = (status: number, description: string, scope: string): ResponseObject => ({
   description,
@@ -130,6 +144,7 @@ const errorResponse = (status: number, description: string, scope: string): Resp
       },
     }),
     ...(status === 429 && { 'Retry-After': RETRY_AFTER }),
+    ...(status === 503 && { 'Retry-After': RETRY_LATER }),
   },
   content: { 'application/json': { schema: ERROR_SCHEMA } },
 });
@@ -244,7 +259,7 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
       delete responses['200'];
     }
 
-    for (const [status, description] of Object.entries(meta.openapi?.errorResponses ?? {})) {
+    for (const [status, description] of Object.entries({ ...meta.openapi?.errorResponses, ...TRANSPORT_ERRORS })) {
       responses[status] = errorResponse(Number(status), String(description), meta.scope);
     }
     // Spectral's oas rules accept scopes in a security requirement only for OAuth schemes, so the

@@ -235,6 +235,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createPet: {
@@ -294,20 +308,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body larger than 64 KiB. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body not sent as application/json. */
-            415: {
             /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
             403: {
                 headers: {
@@ -322,6 +322,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Body larger than 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
@@ -351,6 +365,20 @@ export interface operations {
             /** @description The server failed; the cause is logged, never sent. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
                     RateLimit: components["headers"]["RateLimit.per-key"];
@@ -441,6 +469,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
+            403: {
+                headers: {
+                    /** @description The RFC 6750 challenge naming the scope the key lacks. */
+                    "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:read\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                    RateLimit: components["headers"]["RateLimit.per-key"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The animal could not be found. */
             404: {
                 headers: {
@@ -469,11 +511,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
-            403: {
+            /** @description The server failed; the cause is logged, never sent. */
+            500: {
                 headers: {
-                    /** @description The RFC 6750 challenge naming the scope the key lacks. */
-                    "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:read\"";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
                     RateLimit: components["headers"]["RateLimit.per-key"];
@@ -483,9 +523,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The server failed; the cause is logged, never sent. */
-            500: {
+            /** @description The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again. */
+            503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
                     RateLimit: components["headers"]["RateLimit.per-key"];

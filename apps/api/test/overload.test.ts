@@ -1,0 +1,56 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OVERLOAD_RETRY_AFTER_SECONDS, OVERLOAD_WINDOW_MS } from '../src/front-door/overload.js';
+import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { call, expectError } from './support/http.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.dispose();
+  server = undefined;
+});
+
+/** Keeps this process's event loop busy most of the time, as a flood of work would. */
+const congest = (busyMs: number, everyMs: number) => {
+  const timer = setInterval(() => {
+    const until = performance.now() + busyMs;
+    while (performance.now() < until) {
+      // busy: nothing else runs meanwhile
+    }
+  }, everyMs);
+  return () => {
+    clearInterval(timer);
+  };
+};
+
+describe('an overloaded event loop', () => {
+  it('sheds new requests with 503 and Retry-After, fails readiness, and recovers by itself', async () => {
+    const running = (server = await startTestServer({ OVERLOAD_DELAY_MS: '40' }));
+    expect((await call(running, '/v1/pets')).status).toBe(200);
+
+    const release = congest(90, 100);
+    try {
+      await sleep(OVERLOAD_WINDOW_MS * 3);
+      const refused = await call(running, '/v1/pets');
+      const body = await expectError(refused, 503, 'SERVICE_UNAVAILABLE');
+      expect(body.message).toMatch(/overloaded/);
+      expect(refused.headers.get('retry-after')).toBe(String(OVERLOAD_RETRY_AFTER_SECONDS));
+      const trpc = await call(running, '/trpc/listPets');
+      expect(trpc.status).toBe(503);
+      expect(await trpc.json()).toMatchObject({ error: { data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } } });
+      await expectError(await call(running, '/readyz', { key: null }), 503, 'SERVICE_UNAVAILABLE');
+      expect((await call(running, '/healthz', { key: null })).status).toBe(200);
+    } finally {
+      release();
+    }
+    await sleep(OVERLOAD_WINDOW_MS * 3);
+    expect((await call(running, '/v1/pets')).status).toBe(200);
+    expect((await call(running, '/readyz', { key: null })).status).toBe(200);
+  });
+
+  it('is never refused while the loop keeps up', async () => {
+    const running = (server = await startTestServer({ OVERLOAD_DELAY_MS: '40' }));
+    const answers = await Promise.all(Array.from({ length: 200 }, () => call(running, '/v1/pets?limit=1')));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+  });
+});
