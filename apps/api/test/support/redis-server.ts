@@ -21,6 +21,9 @@ export interface OwnRedis {
   kill(): Promise<void>;
   /** Starts it again, empty, on the same port. */
   restart(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and commands go unanswered, as a hung server's would. */
+  pause(): void;
+  resume(): void;
 }
 
 const REDIS_BINARY = 'redis-server';
@@ -47,5 +50,11 @@ export const startOwnRedis = async (): Promise<OwnRedis> => {
     await exited;
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, kill, restart: start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    kill,
+    restart: start,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+  };
 };
