@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORS_EXPOSED_HEADERS } from '../src/front-door/cors.js';
 import { type TestServer, startTestServer } from '../src/testing/index.js';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium } from '../src/testing/chromium.js';
 import { call } from './support/http.js';
 
 /** A page on an origin of its own (another port is another origin) that calls the API with fetch. */

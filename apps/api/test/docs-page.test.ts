@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestServer, startTestServer } from '../src/testing/index.js';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium } from '../src/testing/chromium.js';
 import { call } from './support/http.js';
 import { REPO_ROOT } from './support/processes.js';
 
