@@ -22,7 +22,7 @@ const withHeaders = (headers: Record<string, string>) => (name: string) =>
 
 describe('the contract checker', () => {
   it('passes what the document promises', () => {
-    expect(check(exchange({ path: '/v1/pets' }))).toEqual([]);
+    expect(check(exchange({ path: '/v1/pets', header: withHeaders({ etag: '"2jmj7l5rSw0yVb_vlWAYkK_YBwk"' }) }))).toEqual([]);
     expect(
       check(exchange({ path: '/v1/pets', method: 'POST', status: 201, body: pet, header: withHeaders({ location: '/v1/pets/1' }) })),
     ).toEqual([]);
@@ -34,6 +34,7 @@ describe('the contract checker', () => {
     ['an id beyond 2^53', exchange({ path: '/v1/pets', body: [{ ...pet, id: 2 ** 53 }] }), /body/],
     ['a missing required header', exchange({ path: '/v1/pets', method: 'POST', status: 201, body: pet }), /header Location missing/],
     ['getPet without its deprecation headers', exchange({ path: '/v1/pets/1', body: pet }), /header Deprecation missing/],
+    ['a page without its ETag', exchange({ path: '/v1/pets' }), /header ETag missing/],
     ['an Error body off its schema', exchange({ path: '/v1/pets', status: 400, body: { code: 'BAD_REQUEST' } }), /required property 'message'/],
     ['a success on an unknown path', exchange({ path: '/v1/unknown' }), /undocumented operation/],
     ['an unknown path without the Error body', exchange({ path: '/v1/unknown', status: 404, body: { error: 'x' } }), /body/],

@@ -28,6 +28,7 @@ export const createContractChecker = (document: OpenAPIObject) => {
   // strict mode off.
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
+  ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 });
   ajv.addSchema({ ...document, $id: 'openapi.json' });
   const validatorAt = (...segments: string[]) => {
     const validator = ajv.getSchema(`openapi.json#/${pointer(...segments)}`);
