@@ -45,7 +45,7 @@ describe('the keys CLI', () => {
 
     const wrong = await keysFromRoot('frobnicate');
     expect([wrong.code, wrong.stdout]).toEqual([2, '']);
-    expect(wrong.stderr).toMatch(/^There is no "frobnicate" command: use create, list or revoke\.\n\nUsage:\n[^]*\.\n$/);
+    expect(wrong.stderr).toMatch(/^There is no "frobnicate" command: use create, list, rotate or revoke\.\n\nUsage:\n[^]*\.\n$/);
     expect(wrong.stderr).not.toMatch(/ELIFECYCLE|ERR_PNPM|Command failed/);
 
     const refused = await keysFromRoot('revoke', 'nobody');
@@ -67,7 +67,7 @@ describe('the keys CLI', () => {
 
       const listed = await keys('list');
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+LAST USED\s+REVOKED\s+SCOPES\n1\s+ci\s+pst_[0-9a-f]{12}_\s.*\spets:read,pets:write\n/);
+      expect(listed.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+LAST USED\s+REVOKED\s+SCOPES\s+STATE\n1\s+ci\s+pst_[0-9a-f]{12}_\s.*\spets:read,pets:write\s+active\n/);
       expect(listed.stdout).not.toContain(token.slice(17));
 
       const revoked = await keys('revoke', 'ci');
@@ -86,7 +86,7 @@ describe('the keys CLI', () => {
     expect(created.stdout).toMatch(/^Created key 1 "dashboard" \(pets:read\)\./);
     const token = created.stdout.trimEnd().split('\n').at(-1) ?? '';
     expect((await keys('create', 'both', '--scope', 'pets:write', '--scope', 'pets:read')).stdout).toMatch(/"both" \(pets:read, pets:write\)/);
-    expect((await keys('list')).stdout).toMatch(/\n1\s+dashboard\s.*\spets:read\n2\s+both\s.*\spets:read,pets:write\n$/);
+    expect((await keys('list')).stdout).toMatch(/\n1\s+dashboard\s.*\spets:read\s+active\n2\s+both\s.*\spets:read,pets:write\s+active\n$/);
 
     const running = await startServer(readConfig({ PORT: '0', AUTH_FAILURES_PER_MINUTE: '0', ...storage.env }), pino({ level: 'silent' }));
     try {
@@ -109,7 +109,7 @@ describe('the keys CLI', () => {
     [['create', 'a', 'b'], 'create takes one <name>, not "a" "b".'],
     [['list', 'all'], 'list takes no arguments, not "all".'],
     [['revoke'], 'revoke needs a <name-or-id>.'],
-    [['frobnicate'], 'There is no "frobnicate" command: use create, list or revoke.'],
+    [['frobnicate'], 'There is no "frobnicate" command: use create, list, rotate or revoke.'],
     [['list', '--expires', '30d'], '--expires goes with create only.'],
     [['create', 'ci', '--expires', '30x'], '--expires takes a duration such as 30d, 12h or 90m, not "30x".'],
     [['create', 'ci', '--expires', '-5d'], '--expires takes a duration such as 30d, 12h or 90m, not "-5d".'],
@@ -117,6 +117,9 @@ describe('the keys CLI', () => {
     [['create', 'ci', '--bogus'], "Unknown option '--bogus'."],
     [['create', 'ci', '--scope', 'pets:delete'], '--scope takes pets:read or pets:write, not "pets:delete".'],
     [['list', '--scope', 'pets:read'], '--scope goes with create only.'],
+    [['rotate'], 'rotate needs a <name-or-id>.'],
+    [['rotate', 'ci', '--grace', '1y'], '--grace takes a duration such as 24h, 2d or 30m, not "1y".'],
+    [['create', 'ci', '--grace', '1h'], '--grace goes with rotate only.'],
   ])('refuses %j with exit code 2, one line saying why, then its usage', async (args, reason) => {
     const result = await keys(...args);
     expect([result.code, result.stdout]).toEqual([2, '']);

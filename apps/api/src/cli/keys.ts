@@ -8,7 +8,10 @@ const USAGE = `Usage:
                                       create a key, valid for good or for n days, hours or minutes,
                                       allowed the scopes named (${API_KEY_SCOPES.join(', ')}; default all);
                                       the key itself is printed alone on the last line
-  ${KEYS_COMMAND} list                  list keys, with their expiry and last use (never their secrets)
+  ${KEYS_COMMAND} rotate <name-or-id> [--grace <n>d|h|m]
+                                      a new key for the same name and scopes, printed alone on the
+                                      last line; the old one works until the grace ends (default 24h)
+  ${KEYS_COMMAND} list                  list keys, with their state, expiry and last use (never their secrets)
   ${KEYS_COMMAND} revoke <name-or-id>   revoke a key; servers refuse it at once
   ${KEYS_COMMAND} help                  this text (also --help, -h)
 The database is the server's: DATABASE_URL (PostgreSQL) when set, else PETSTORE_DB (SQLite,
@@ -21,10 +24,11 @@ type Request =
   | { command: 'help' }
   | { command: 'create'; name: string; expiresAt: Date | null; scopes: ApiKeyScope[] | undefined }
   | { command: 'list' }
-  | { command: 'revoke'; nameOrId: string };
+  | { command: 'revoke'; nameOrId: string }
+  | { command: 'rotate'; nameOrId: string; graceMs: number | undefined };
 
 /** What each command takes after its name; list takes nothing. */
-const OPERAND = { create: '<name>', list: undefined, revoke: '<name-or-id>' } as const;
+const OPERAND = { create: '<name>', list: undefined, revoke: '<name-or-id>', rotate: '<name-or-id>' } as const;
 const isCommand = (word: string): word is keyof typeof OPERAND => Object.hasOwn(OPERAND, word);
 const quoted = (words: string[]) => words.map((word) => `"${word}"`).join(' ');
 
@@ -39,6 +43,13 @@ const scopesFrom = (words: string[] | undefined): ApiKeyScope[] | undefined =>
     if (!scope.success) throw new UsageError(`--scope takes ${API_KEY_SCOPES.join(' or ')}, not "${word}".`);
     return scope.data;
   });
+
+/** `24h`, `2d` or `30m`. */
+const graceFrom = (duration: string): number => {
+  const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(duration);
+  if (!match) throw new UsageError(`--grace takes a duration such as 24h, 2d or 30m, not "${duration}".`);
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+};
 
 /** `30d`, `12h` or `90m` from now. */
 const expiryFrom = (duration: string): Date => {
@@ -64,7 +75,12 @@ const parse = (args: string[]): Request => {
   try {
     parsed = parseArgs({
       args,
-      options: { expires: { type: 'string' }, scope: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        expires: { type: 'string' },
+        scope: { type: 'string', multiple: true },
+        grace: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
     });
   } catch (error) {
@@ -73,9 +89,10 @@ const parse = (args: string[]): Request => {
   const { values, positionals } = parsed;
   const [command, ...operands] = positionals;
   if (values.help === true || command === undefined || command === 'help') return { command: 'help' };
-  if (!isCommand(command)) throw new UsageError(`There is no "${command}" command: use create, list or revoke.`);
+  if (!isCommand(command)) throw new UsageError(`There is no "${command}" command: use create, list, rotate or revoke.`);
   if (values.expires !== undefined && command !== 'create') throw new UsageError('--expires goes with create only.');
   if (values.scope !== undefined && command !== 'create') throw new UsageError('--scope goes with create only.');
+  if (values.grace !== undefined && command !== 'rotate') throw new UsageError('--grace goes with rotate only.');
   const operandName = OPERAND[command];
   if (operandName === undefined && operands.length > 0) throw new UsageError(`${command} takes no arguments, not ${quoted(operands)}.`);
   if (operandName !== undefined && operands.length === 0) throw new UsageError(`${command} needs a ${operandName}.`);
@@ -88,6 +105,8 @@ const parse = (args: string[]): Request => {
       return { command };
     case 'revoke':
       return { command, nameOrId: operand };
+    case 'rotate':
+      return { command, nameOrId: operand, graceMs: values.grace === undefined ? undefined : graceFrom(values.grace) };
   }
 };
 
@@ -95,7 +114,7 @@ const date = (value: Date | null) => (value ? value.toISOString().replace(/\.\d+
 
 const table = (keys: ApiKeySummary[]) => {
   const rows = [
-    ['ID', 'NAME', 'PREFIX', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED', 'SCOPES'],
+    ['ID', 'NAME', 'PREFIX', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED', 'SCOPES', 'STATE'],
     ...keys.map((key) => [
       String(key.id),
       key.name,
@@ -105,6 +124,7 @@ const table = (keys: ApiKeySummary[]) => {
       date(key.lastUsedAt),
       date(key.revokedAt),
       key.scopes.join(','),
+      key.rotatedFrom === null ? key.state : `${key.state} (replaces ${key.rotatedFrom})`,
     ]),
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
@@ -125,6 +145,14 @@ const run = async (request: Exclude<Request, { command: 'help' }>): Promise<stri
       case 'list': {
         const listed = await keys.list();
         return listed.length > 0 ? table(listed) : [`No keys yet. Create one: ${KEYS_COMMAND} create <name>`];
+      }
+      case 'rotate': {
+        const { key, replaced, token } = await keys.rotate(request.nameOrId, { graceMs: request.graceMs });
+        return [
+          `Rotated key ${replaced.id} "${replaced.name}": it works until ${date(replaced.expiresAt)}.`,
+          `Its replacement is key ${key.id} (${key.scopes.join(', ')}). It is shown only this once:`,
+          token,
+        ];
       }
       case 'revoke': {
         const key = await keys.revoke(request.nameOrId);

@@ -74,11 +74,24 @@ export interface ApiKeyRecord {
   lastUsedAt: Date | null;
   /** What the key may do, space-separated (keys/scopes.ts). */
   scopes: string;
+  /** When a rotation replaced the key; it works until `expiresAt`, the end of the grace. */
+  rotatedAt: Date | null;
+  /** The key this one replaced, when a rotation made it. */
+  rotatedFrom: number | null;
 }
 
 /** Without `scopes`, a key gets every scope. */
 export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt' | 'expiresAt'> &
-  Partial<Pick<ApiKeyRecord, 'scopes'>>;
+  Partial<Pick<ApiKeyRecord, 'scopes' | 'rotatedFrom'>>;
+
+export interface ApiKeyRotation {
+  /** The key being replaced: it must be neither revoked nor already rotated. */
+  id: number;
+  at: Date;
+  /** The replaced key's new expiry: the end of the grace, or its own expiry if sooner. */
+  expiresAt: Date;
+  replacement: NewApiKeyRecord;
+}
 
 export interface ApiKeyRecords {
   /**
@@ -89,6 +102,11 @@ export interface ApiKeyRecords {
   findByPublicId(publicId: string): Promise<ApiKeyRecord | undefined>;
   /** All keys, revoked ones included, by ascending id. */
   list(): Promise<ApiKeyRecord[]>;
+  /**
+   * In one transaction, marks the key rotated with its grace as expiry and inserts its
+   * replacement; undefined when the key was revoked or rotated meanwhile.
+   */
+  rotate(rotation: ApiKeyRotation): Promise<ApiKeyRecord | undefined>;
   /** Marks the key revoked; false when it does not exist or was already revoked. */
   revoke(id: number, at: Date): Promise<boolean>;
   recordUse(id: number, at: Date): Promise<void>;

@@ -75,6 +75,83 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect(await keys.authenticate(legacy.slice(0, -1) + 'y')).toBeNull();
   });
 
+  describe('rotation', () => {
+    let clock: Date;
+    let timed: ApiKeys;
+    beforeEach(() => {
+      clock = new Date('2030-01-01T00:00:00Z');
+      timed = createApiKeys(db.apiKeys, { now: () => clock });
+    });
+    const states = async () => (await timed.list()).map((key) => [key.id, key.name, key.state, key.expiresAt?.toISOString() ?? null]);
+
+    it('gives a new key of the same name and scopes; the old one works until the grace ends', async () => {
+      const old = await timed.create('ci', { scopes: ['pets:read'] });
+      clock = new Date('2030-01-01T06:00:00Z');
+      const rotated = await timed.rotate('ci', { graceMs: 3_600_000 });
+      expect(rotated.key).toMatchObject({ id: 2, name: 'ci', scopes: ['pets:read'], state: 'active', rotatedFrom: 1, expiresAt: null });
+      expect(rotated.replaced).toMatchObject({ id: 1, state: 'rotating', expiresAt: new Date('2030-01-01T07:00:00Z') });
+      expect(await states()).toEqual([
+        [1, 'ci', 'rotating', '2030-01-01T07:00:00.000Z'],
+        [2, 'ci', 'active', null],
+      ]);
+
+      clock = new Date('2030-01-01T06:59:59Z');
+      expect(await timed.authenticate(old.token)).toMatchObject({ keyId: 1, scopes: ['pets:read'] });
+      expect(await timed.authenticate(rotated.token)).toMatchObject({ keyId: 2, scopes: ['pets:read'] });
+
+      clock = new Date('2030-01-01T07:00:00Z');
+      expect(await timed.authenticate(old.token)).toBeNull();
+      expect(await timed.authenticate(rotated.token)).not.toBeNull();
+      expect(await states()).toEqual([
+        [1, 'ci', 'rotated', '2030-01-01T07:00:00.000Z'],
+        [2, 'ci', 'active', null],
+      ]);
+    });
+
+    it('defaults the grace to 24 hours, and keeps an expiring key\'s lifetime', async () => {
+      const old = await timed.create('partner', { expiresAt: new Date('2030-01-31T00:00:00Z') });
+      clock = new Date('2030-01-10T00:00:00Z');
+      const rotated = await timed.rotate(String(old.key.id));
+      expect(rotated.replaced.expiresAt).toEqual(new Date('2030-01-11T00:00:00Z'));
+      expect(rotated.key.expiresAt).toEqual(new Date('2030-02-09T00:00:00Z'));
+      clock = new Date('2030-01-11T00:00:00Z');
+      expect(await timed.authenticate(old.token)).toBeNull();
+    });
+
+    it('refuses to rotate a revoked, rotated, expired or unknown key', async () => {
+      const revoked = await timed.create('gone');
+      await timed.revoke('gone');
+      await expect(timed.rotate(String(revoked.key.id))).rejects.toThrow(/Key 1 \("gone"\) is revoked/);
+      await expect(timed.rotate('gone')).rejects.toThrow(/No current key/);
+      expect(await timed.authenticate(revoked.token)).toBeNull();
+
+      await timed.create('ci');
+      await timed.rotate('ci');
+      await expect(timed.rotate('2')).rejects.toThrow(/already rotated/);
+      await timed.create('brief', { expiresAt: new Date('2030-01-01T00:01:00Z') });
+      clock = new Date('2030-01-01T00:02:00Z');
+      await expect(timed.rotate('brief')).rejects.toThrow(/has expired/);
+      expect((await timed.list()).length).toBe(4);
+    });
+
+    it('rotates once when two processes rotate at the same moment', async () => {
+      await timed.create('ci');
+      const attempts = await Promise.allSettled([timed.rotate('ci'), createApiKeys(db.apiKeys, { now: () => clock }).rotate('ci')]);
+      expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(1);
+      expect((await states()).map(([, , state]) => state)).toEqual(['rotating', 'active']);
+    });
+
+    it('lets revoke by name reach the current key, and by id the one in its grace', async () => {
+      const old = await timed.create('ci');
+      const rotated = await timed.rotate('ci');
+      expect((await timed.revoke('ci')).id).toBe(rotated.key.id);
+      expect(await timed.authenticate(old.token)).not.toBeNull();
+      await timed.revoke(String(old.key.id));
+      expect(await timed.authenticate(old.token)).toBeNull();
+      expect((await states()).map(([, , state]) => state)).toEqual(['revoked', 'revoked']);
+    });
+  });
+
   it('refuses a revoked key at once, by name or by id', async () => {
     const byName = await keys.create('ci');
     const byId = await keys.create('deploy');
@@ -112,6 +189,8 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
         expiresAt: null,
         lastUsedAt: null,
         scopes: ['pets:read', 'pets:write'],
+        state: 'active',
+        rotatedFrom: null,
       },
     ]);
   });

@@ -18,6 +18,12 @@ export interface ApiKeyPrincipal {
   scopes: readonly ApiKeyScope[];
 }
 
+/**
+ * Where a key stands: `active`; `rotating` (replaced by a rotation, working until its grace ends);
+ * `rotated` (its grace is over); `expired`; `revoked`.
+ */
+export type ApiKeyState = 'active' | 'rotating' | 'rotated' | 'expired' | 'revoked';
+
 /** What `keys list` shows: never the secret or its hash. */
 export interface ApiKeySummary {
   id: number;
@@ -28,7 +34,13 @@ export interface ApiKeySummary {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   scopes: ApiKeyScope[];
+  state: ApiKeyState;
+  /** The key this one replaced, when a rotation made it. */
+  rotatedFrom: number | null;
 }
+
+/** How long a replaced key keeps working after `rotate`, unless told otherwise. */
+export const DEFAULT_ROTATION_GRACE_MS = 24 * 3_600_000;
 
 /** Last use is written at most this often per key and process: a write per request would cost more than it tells. */
 const LAST_USE_RESOLUTION_MS = 60_000;
@@ -40,7 +52,14 @@ export class ApiKeyError extends Error {
 const nameTaken = (name: string) =>
   new ApiKeyError(`A live key named "${name}" already exists; revoke it or pick another name.`);
 
-const summarise = (key: ApiKeyRecord): ApiKeySummary => ({
+const stateOf = (key: ApiKeyRecord, at: Date): ApiKeyState => {
+  if (key.revokedAt !== null) return 'revoked';
+  const over = key.expiresAt !== null && key.expiresAt <= at;
+  if (key.rotatedAt !== null) return over ? 'rotated' : 'rotating';
+  return over ? 'expired' : 'active';
+};
+
+const summarise = (key: ApiKeyRecord, at: Date): ApiKeySummary => ({
   id: key.id,
   name: key.name,
   prefix: `pst_${key.publicId}_`,
@@ -49,6 +68,8 @@ const summarise = (key: ApiKeyRecord): ApiKeySummary => ({
   expiresAt: key.expiresAt,
   lastUsedAt: key.lastUsedAt,
   scopes: scopesFromStored(key.scopes),
+  state: stateOf(key, at),
+  rotatedFrom: key.rotatedFrom,
 });
 
 export interface ApiKeysOptions {
@@ -57,7 +78,8 @@ export interface ApiKeysOptions {
 }
 
 export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }: ApiKeysOptions = {}) => {
-  const live = async () => (await records.list()).filter((key) => key.revokedAt === null);
+  /** The keys that hold their name: neither revoked nor replaced by a rotation. */
+  const current = async () => (await records.list()).filter((key) => key.revokedAt === null && key.rotatedAt === null);
   const lastUseWritten = new Map<number, number>();
 
   return {
@@ -68,7 +90,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
     ): Promise<{ key: ApiKeySummary; token: string }> {
       const parsed = ApiKeyName.safeParse(name);
       if (!parsed.success) throw new ApiKeyError(`Key name ${parsed.error.issues[0]?.message}.`);
-      if ((await live()).some((key) => key.name === name)) {
+      if ((await current()).some((key) => key.name === name)) {
         throw nameTaken(name);
       }
       const createdAt = now();
@@ -77,11 +99,53 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
       const key = await records.insert({ name, publicId, secretHash, createdAt, expiresAt, scopes: canonicalScopes(scopes).join(' ') });
       // Another process created a key of that name between the check above and the insert.
       if (!key) throw nameTaken(name);
-      return { key: summarise(key), token };
+      return { key: summarise(key, createdAt), token };
+    },
+
+    /**
+     * Replaces the current key with this name, or the key with this id, by a new one with the same
+     * name and scopes (and, when the old one expires, as long a lifetime). The old key keeps
+     * working for `graceMs`, then is refused. Returns both and the new token.
+     */
+    async rotate(
+      nameOrId: string,
+      { graceMs = DEFAULT_ROTATION_GRACE_MS }: { graceMs?: number } = {},
+    ): Promise<{ key: ApiKeySummary; replaced: ApiKeySummary; token: string }> {
+      const keys = await records.list();
+      const old = /^[0-9]+$/.test(nameOrId)
+        ? keys.find((candidate) => candidate.id === Number(nameOrId))
+        : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null && candidate.rotatedAt === null);
+      if (!old) throw new ApiKeyError(`No current key has the name or id "${nameOrId}".`);
+      const at = now();
+      const described = `Key ${old.id} ("${old.name}")`;
+      if (old.revokedAt !== null) throw new ApiKeyError(`${described} is revoked; a revoked key cannot be rotated.`);
+      if (old.rotatedAt !== null) throw new ApiKeyError(`${described} was already rotated; rotate its replacement.`);
+      if (old.expiresAt !== null && old.expiresAt <= at) throw new ApiKeyError(`${described} has expired; create a new key instead.`);
+      const graceEnds = new Date(at.getTime() + graceMs);
+      const expiresAt = old.expiresAt !== null && old.expiresAt < graceEnds ? old.expiresAt : graceEnds;
+      const { token, publicId, secretHash } = issueToken();
+      const lifetime = old.expiresAt === null ? null : old.expiresAt.getTime() - old.createdAt.getTime();
+      const key = await records.rotate({
+        id: old.id,
+        at,
+        expiresAt,
+        replacement: {
+          name: old.name,
+          publicId,
+          secretHash,
+          createdAt: at,
+          expiresAt: lifetime === null ? null : new Date(at.getTime() + lifetime),
+          scopes: old.scopes,
+          rotatedFrom: old.id,
+        },
+      });
+      if (!key) throw new ApiKeyError(`${described} was revoked or rotated meanwhile.`);
+      return { key: summarise(key, at), replaced: summarise({ ...old, rotatedAt: at, expiresAt }, at), token };
     },
 
     async list(): Promise<ApiKeySummary[]> {
-      return (await records.list()).map(summarise);
+      const at = now();
+      return (await records.list()).map((key) => summarise(key, at));
     },
 
     /** True once any key was ever created, revoked ones included. */
@@ -89,18 +153,18 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
       return (await records.list()).length > 0;
     },
 
-    /** Revokes the live key with this name, or the key with this id. */
+    /** Revokes the current key with this name (not one a rotation replaced), or the key with this id. */
     async revoke(nameOrId: string): Promise<ApiKeySummary> {
       const keys = await records.list();
       const key = /^[0-9]+$/.test(nameOrId)
         ? keys.find((candidate) => candidate.id === Number(nameOrId))
-        : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null);
+        : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null && candidate.rotatedAt === null);
       if (!key) throw new ApiKeyError(`No live key has the name or id "${nameOrId}".`);
       const revokedAt = now();
       if (!(await records.revoke(key.id, revokedAt))) {
         throw new ApiKeyError(`Key ${key.id} ("${key.name}") is already revoked.`);
       }
-      return summarise({ ...key, revokedAt });
+      return summarise({ ...key, revokedAt }, revokedAt);
     },
 
     /**

@@ -16,6 +16,16 @@ export const createPostgresApiKeyRecords = (db: PostgresDrizzle): ApiKeyRecords 
     insert: async (key) => (await db.insert(apiKeys).values(key).onConflictDoNothing().returning())[0],
     findByPublicId: async (publicId) => (await findByPublicId.execute({ publicId }))[0],
     list: () => db.select().from(apiKeys).orderBy(asc(apiKeys.id)),
+    rotate: ({ id, at, expiresAt, replacement }) =>
+      db.transaction(async (tx) => {
+        const retired = await tx
+          .update(apiKeys)
+          .set({ rotatedAt: at, expiresAt })
+          .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), isNull(apiKeys.rotatedAt)))
+          .returning({ id: apiKeys.id });
+        if (retired.length === 0) return undefined;
+        return (await tx.insert(apiKeys).values(replacement).returning())[0];
+      }),
     revoke: async (id, at) => {
       const revoked = await db
         .update(apiKeys)

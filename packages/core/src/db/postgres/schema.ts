@@ -37,8 +37,12 @@ export const apiKeys = pgTable(
     expiresAt: instant('expires_at'),
     lastUsedAt: instant('last_used_at'),
     scopes: text('scopes').notNull().default(ALL_SCOPES_STORED),
+    rotatedAt: instant('rotated_at'),
+    rotatedFrom: id('rotated_from'),
   },
-  (table) => [uniqueIndex('api_keys_live_name_idx').on(table.name).where(sql`${table.revokedAt} is null`)],
+  (table) => [
+    uniqueIndex('api_keys_current_name_idx').on(table.name).where(sql`${table.revokedAt} is null and ${table.rotatedAt} is null`),
+  ],
 );
 
 export const idempotencyKeys = pgTable(

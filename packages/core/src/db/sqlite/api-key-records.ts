@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import type { ApiKeyRecords } from '../database.js';
+import type { ApiKeyRecord, ApiKeyRecords, ApiKeyRotation } from '../database.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
 import { apiKeys } from './schema.js';
 
@@ -17,11 +17,21 @@ export const createSqliteApiKeyRecords = (db: SqliteDrizzle): ApiKeyRecords => {
   const queries = apiKeyQueries(db);
   // Looked up on every authenticated request, so prepared once.
   const findByPublicId = queries.findByPublicId.prepare();
+  const rotate = db.$client.transaction(({ id, at, expiresAt, replacement }: ApiKeyRotation): ApiKeyRecord | undefined => {
+    const retired = db
+      .update(apiKeys)
+      .set({ rotatedAt: at, expiresAt })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), isNull(apiKeys.rotatedAt)))
+      .run();
+    if (retired.changes === 0) return undefined;
+    return db.insert(apiKeys).values(replacement).returning().all()[0];
+  });
 
   return {
     insert: async (key) => db.insert(apiKeys).values(key).onConflictDoNothing().returning().all()[0],
     findByPublicId: async (publicId) => findByPublicId.get({ publicId }),
     list: async () => db.select().from(apiKeys).orderBy(asc(apiKeys.id)).all(),
+    rotate: async (rotation) => rotate.immediate(rotation),
     revoke: async (id, at) => queries.revoke(id, at).run().changes > 0,
     recordUse: async (id, at) => {
       db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();

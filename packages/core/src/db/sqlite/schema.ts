@@ -35,10 +35,14 @@ export const apiKeys = sqliteTable(
     lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
     // Space-separated; keys from before scopes existed get every scope, as they had.
     scopes: text('scopes').notNull().default(ALL_SCOPES_STORED),
+    // Set when the key was replaced by a rotation; it works until its expiry, the grace's end.
+    rotatedAt: integer('rotated_at', { mode: 'timestamp_ms' }),
+    // The key this one replaced, when a rotation made it.
+    rotatedFrom: integer('rotated_from'),
   },
   (table) => [
-    // A name identifies one live key; a revoked key's name can be given to its replacement.
-    uniqueIndex('api_keys_live_name_idx').on(table.name).where(sql`${table.revokedAt} is null`),
+    // A name identifies one current key; a revoked or rotated key's name goes to its replacement.
+    uniqueIndex('api_keys_current_name_idx').on(table.name).where(sql`${table.revokedAt} is null and ${table.rotatedAt} is null`),
   ],
 );
 
