@@ -69,6 +69,17 @@ describe('the typed client', () => {
     expect(pages.flat().every((pet) => pet.status === 'pending')).toBe(true);
   });
 
+  it("reads a page as tRPC's infinite queries ask for it, with direction: 'forward'", async () => {
+    const petstore = client();
+    const first = await petstore.listPets.query({ limit: 2 });
+    const asked = { limit: 2, cursor: first.nextCursor ?? undefined, direction: 'forward' } as { limit: number; cursor?: string };
+    const second = await petstore.listPets.query(asked);
+    expect(second.items.map((pet) => pet.id)).toEqual((await petstore.listPets.query({ limit: 2, cursor: asked.cursor })).items.map((pet) => pet.id));
+    expect(second.items[0]?.id).toBeGreaterThan(first.items[1]?.id ?? Infinity);
+    const backward = await failure(petstore.listPets.query({ limit: 2, direction: 'backward' } as { limit: number }));
+    expect(backward.data?.code).toBe('BAD_REQUEST');
+  });
+
   it('batches the calls made together into one HTTP request', async () => {
     let requests = 0;
     const counting: typeof fetch = (input, init) => {

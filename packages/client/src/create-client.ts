@@ -1,5 +1,6 @@
 import type { AppRouter } from './generated/router-types.js';
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
+import { forwardPagesLink } from './forward-pages-link.js';
 import { type RetryOptions, retryingFetch } from './retry/retrying-fetch.js';
 
 /** The most calls the server takes in one batch (`MAX_BATCH_SIZE` in apps/api's tRPC handler). */
@@ -29,6 +30,7 @@ export const createPetstoreClient = ({ url, apiKey, fetch = globalThis.fetch, ..
   const retrying = retryingFetch(fetch, retry);
   return createTRPCClient<AppRouter>({
     links: [
+      forwardPagesLink(),
       splitLink({
         condition: (operation) => operation.type === 'mutation',
         true: httpLink({
