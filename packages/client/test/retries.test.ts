@@ -83,6 +83,23 @@ describe('answers that say "later"', () => {
     console.info(`retry figures: 429 with Retry-After: 1 waited out, answered after ${ms.toFixed(0)} ms in ${String(sent.length)} requests`);
   });
 
+  it("waits what the service's own 429 asks, rather than backing off on its own clock", async () => {
+    const limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1' });
+    try {
+      const petstore = createPetstoreClient({ ...options, url: limited.url, apiKey: limited.apiKey });
+      await petstore.listPets.query({ limit: 1 });
+      const stop = new AbortController();
+      const call = petstore.listPets.query({ limit: 1 }, { signal: stop.signal }).catch((caught: unknown) => caught);
+      // The quota's window is a minute: Retry-After says tens of seconds, backoff alone would have retried by now.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      stop.abort();
+      expect(isPetstoreError(await call)).toBe(true);
+      expect(sent).toHaveLength(2);
+    } finally {
+      await limited.dispose();
+    }
+  });
+
   it('retries 503 with backoff, a create keeping its key', async () => {
     proxy.next({ kind: 'answer', status: 503, headers: {} });
     const { data } = await restViaProxy().POST('/pets', { body: { name: 'After-503', categoryId: 1 } });
