@@ -44,7 +44,12 @@ export const openState = async (config: Config, logger: Logger, onStatement?: St
   const redis = shared?.client;
   return {
     db,
-    apiKeys: createApiKeys(db.apiKeys),
+    // Key creations, rotations, revocations and first uses after a rotation, as log lines too.
+    apiKeys: createApiKeys(db.apiKeys, {
+      audit: (entry) => {
+        logger.info({ audit: entry }, `API key ${entry.event}`);
+      },
+    }),
     keyQuota: createQuota({ name: 'per-key', perMinute: config.rateLimitPerMinute, redis, keyPrefix: `${config.redisKeyPrefix}rate` }),
     failedAuthQuota: createQuota({
       name: 'per-address',

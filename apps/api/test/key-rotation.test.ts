@@ -55,6 +55,32 @@ describe('keys rotate', () => {
     expect(rowOf((await keysCli('list')).stdout, replaced.id)).toMatch(/\s+rotated$/);
   });
 
+  it('keeps the audit trail in the database, in order, and writes each entry as a JSON log line without the secret', async () => {
+    const created = await keysCli('create', 'kiosk');
+    const audit = JSON.parse(created.stderr.trim().split('\n').at(-1) ?? '{}') as { msg?: string; audit?: Record<string, unknown> };
+    expect(audit).toMatchObject({ msg: 'API key created', audit: { event: 'created', keyName: 'kiosk' } });
+    const rotated = await keysCli('rotate', 'kiosk');
+    const newToken = lastLine(rotated.stdout);
+    // The running server sees the replacement's first use, once.
+    expect(await statuses(newToken)).toEqual([200, 200]);
+    await keysCli('revoke', 'kiosk');
+
+    const logged = await keysCli('log', 'kiosk');
+    expect(logged.code).toBe(0);
+    const [header, ...rows] = logged.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^AT\s+EVENT\s+KEY\s+NAME\s+DETAIL$/);
+    expect(rows.map((row) => row.split(/\s{2,}/).slice(1, 4))).toEqual([
+      ['created', expect.any(String), 'kiosk'],
+      ['rotated', expect.any(String), 'kiosk'],
+      ['first_use', expect.any(String), 'kiosk'],
+      ['revoked', expect.any(String), 'kiosk'],
+    ]);
+    for (const output of [created.stderr, rotated.stderr, logged.stdout]) {
+      expect(output).not.toContain(lastLine(created.stdout).slice(17));
+      expect(output).not.toContain(newToken.slice(17));
+    }
+  });
+
   it('refuses to rotate a revoked key', async () => {
     const created = await keysCli('create', 'retired');
     const id = /Created key (\d+)/.exec(created.stdout)?.[1] ?? '';

@@ -45,7 +45,7 @@ describe('the keys CLI', () => {
 
     const wrong = await keysFromRoot('frobnicate');
     expect([wrong.code, wrong.stdout]).toEqual([2, '']);
-    expect(wrong.stderr).toMatch(/^There is no "frobnicate" command: use create, list, rotate or revoke\.\n\nUsage:\n[^]*\.\n$/);
+    expect(wrong.stderr).toMatch(/^There is no "frobnicate" command: use create, list, rotate, revoke or log\.\n\nUsage:\n[^]*\.\n$/);
     expect(wrong.stderr).not.toMatch(/ELIFECYCLE|ERR_PNPM|Command failed/);
 
     const refused = await keysFromRoot('revoke', 'nobody');
@@ -109,7 +109,7 @@ describe('the keys CLI', () => {
     [['create', 'a', 'b'], 'create takes one <name>, not "a" "b".'],
     [['list', 'all'], 'list takes no arguments, not "all".'],
     [['revoke'], 'revoke needs a <name-or-id>.'],
-    [['frobnicate'], 'There is no "frobnicate" command: use create, list, rotate or revoke.'],
+    [['frobnicate'], 'There is no "frobnicate" command: use create, list, rotate, revoke or log.'],
     [['list', '--expires', '30d'], '--expires goes with create only.'],
     [['create', 'ci', '--expires', '30x'], '--expires takes a duration such as 30d, 12h or 90m, not "30x".'],
     [['create', 'ci', '--expires', '-5d'], '--expires takes a duration such as 30d, 12h or 90m, not "-5d".'],

@@ -1,5 +1,6 @@
 export * from './db/index.js';
 export * from './keys/api-keys.js';
+export * from './keys/events.js';
 export * from './keys/scopes.js';
 export { PetPage } from './pets/page.js';
 export * from './router/index.js';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { API_KEY_SCOPES, ApiKeyError, ApiKeyScope, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
+import { API_KEY_SCOPES, ApiKeyError, type ApiKeyEvent, ApiKeyScope, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
+import { pino } from 'pino';
 import { ConfigError, readConfig } from '../config.js';
 import { KEYS_COMMAND } from './keys-command.js';
 
@@ -13,6 +14,7 @@ const USAGE = `Usage:
                                       last line; the old one works until the grace ends (default 24h)
   ${KEYS_COMMAND} list                  list keys, with their state, expiry and last use (never their secrets)
   ${KEYS_COMMAND} revoke <name-or-id>   revoke a key; servers refuse it at once
+  ${KEYS_COMMAND} log [name]            the audit trail: keys created, rotated, revoked, first used after a rotation
   ${KEYS_COMMAND} help                  this text (also --help, -h)
 The database is the server's: DATABASE_URL (PostgreSQL) when set, else PETSTORE_DB (SQLite,
 default ./data/petstore.db).`;
@@ -25,10 +27,11 @@ type Request =
   | { command: 'create'; name: string; expiresAt: Date | null; scopes: ApiKeyScope[] | undefined }
   | { command: 'list' }
   | { command: 'revoke'; nameOrId: string }
-  | { command: 'rotate'; nameOrId: string; graceMs: number | undefined };
+  | { command: 'rotate'; nameOrId: string; graceMs: number | undefined }
+  | { command: 'log'; name: string | undefined };
 
 /** What each command takes after its name; list takes nothing. */
-const OPERAND = { create: '<name>', list: undefined, revoke: '<name-or-id>', rotate: '<name-or-id>' } as const;
+const OPERAND = { create: '<name>', list: undefined, revoke: '<name-or-id>', rotate: '<name-or-id>', log: '[name]' } as const;
 const isCommand = (word: string): word is keyof typeof OPERAND => Object.hasOwn(OPERAND, word);
 const quoted = (words: string[]) => words.map((word) => `"${word}"`).join(' ');
 
@@ -89,13 +92,13 @@ const parse = (args: string[]): Request => {
   const { values, positionals } = parsed;
   const [command, ...operands] = positionals;
   if (values.help === true || command === undefined || command === 'help') return { command: 'help' };
-  if (!isCommand(command)) throw new UsageError(`There is no "${command}" command: use create, list, rotate or revoke.`);
+  if (!isCommand(command)) throw new UsageError(`There is no "${command}" command: use create, list, rotate, revoke or log.`);
   if (values.expires !== undefined && command !== 'create') throw new UsageError('--expires goes with create only.');
   if (values.scope !== undefined && command !== 'create') throw new UsageError('--scope goes with create only.');
   if (values.grace !== undefined && command !== 'rotate') throw new UsageError('--grace goes with rotate only.');
   const operandName = OPERAND[command];
   if (operandName === undefined && operands.length > 0) throw new UsageError(`${command} takes no arguments, not ${quoted(operands)}.`);
-  if (operandName !== undefined && operands.length === 0) throw new UsageError(`${command} needs a ${operandName}.`);
+  if (operandName !== undefined && operandName !== '[name]' && operands.length === 0) throw new UsageError(`${command} needs a ${operandName}.`);
   if (operandName !== undefined && operands.length > 1) throw new UsageError(`${command} takes one ${operandName}, not ${quoted(operands)}.`);
   const operand = operands[0] ?? '';
   switch (command) {
@@ -107,10 +110,23 @@ const parse = (args: string[]): Request => {
       return { command, nameOrId: operand };
     case 'rotate':
       return { command, nameOrId: operand, graceMs: values.grace === undefined ? undefined : graceFrom(values.grace) };
+    case 'log':
+      return { command, name: operands[0] };
   }
 };
 
 const date = (value: Date | null) => (value ? value.toISOString().replace(/\.\d+Z$/, 'Z') : '-');
+
+const aligned = (rows: string[][]) => {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd());
+};
+
+const trail = (events: ApiKeyEvent[]) =>
+  aligned([
+    ['AT', 'EVENT', 'KEY', 'NAME', 'DETAIL'],
+    ...events.map((entry) => [date(entry.at), entry.event, String(entry.keyId), entry.keyName, entry.detail ?? '']),
+  ]);
 
 const table = (keys: ApiKeySummary[]) => {
   const rows = [
@@ -127,14 +143,19 @@ const table = (keys: ApiKeySummary[]) => {
       key.rotatedFrom === null ? key.state : `${key.state} (replaces ${key.rotatedFrom})`,
     ]),
   ];
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd());
+  return aligned(rows);
 };
 
 const run = async (request: Exclude<Request, { command: 'help' }>): Promise<string[]> => {
   const config = readConfig();
   const db = await openDatabase({ url: config.databaseUrl, sqliteFile: config.databaseFile, poolSize: 1 });
-  const keys = createApiKeys(db.apiKeys);
+  // Audit entries go to stderr as JSON lines, so stdout stays what scripts read.
+  const logger = pino({ level: config.logLevel, base: undefined }, pino.destination({ fd: 2, sync: true }));
+  const keys = createApiKeys(db.apiKeys, {
+    audit: (entry) => {
+      logger.info({ audit: entry }, `API key ${entry.event}`);
+    },
+  });
   try {
     switch (request.command) {
       case 'create': {
@@ -153,6 +174,10 @@ const run = async (request: Exclude<Request, { command: 'help' }>): Promise<stri
           `Its replacement is key ${key.id} (${key.scopes.join(', ')}). It is shown only this once:`,
           token,
         ];
+      }
+      case 'log': {
+        const events = await keys.log(request.name);
+        return events.length > 0 ? trail(events) : ['Nothing recorded yet.'];
       }
       case 'revoke': {
         const key = await keys.revoke(request.nameOrId);

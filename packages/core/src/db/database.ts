@@ -1,3 +1,4 @@
+import type { ApiKeyEventName } from '../keys/events.js';
 import type { NewPet, Pet, PetStatus } from '../schemas/pet.js';
 
 /**
@@ -84,6 +85,17 @@ export interface ApiKeyRecord {
 export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt' | 'expiresAt'> &
   Partial<Pick<ApiKeyRecord, 'scopes' | 'rotatedFrom'>>;
 
+/** One entry of the audit trail: what happened to which key, never its secret. */
+export interface ApiKeyEvent {
+  id: number;
+  at: Date;
+  event: ApiKeyEventName;
+  keyId: number;
+  keyName: string;
+  /** What else there is to say, such as the key a rotation replaced. */
+  detail: string | null;
+}
+
 export interface ApiKeyRotation {
   /** The key being replaced: it must be neither revoked nor already rotated. */
   id: number;
@@ -110,4 +122,9 @@ export interface ApiKeyRecords {
   /** Marks the key revoked; false when it does not exist or was already revoked. */
   revoke(id: number, at: Date): Promise<boolean>;
   recordUse(id: number, at: Date): Promise<void>;
+  /** Records the key's first use; false when it had been used before (by any process). */
+  recordFirstUse(id: number, at: Date): Promise<boolean>;
+  recordEvent(event: Omit<ApiKeyEvent, 'id'>): Promise<void>;
+  /** The audit trail in the order it was written, for one key name or all. */
+  events(keyName?: string): Promise<ApiKeyEvent[]>;
 }

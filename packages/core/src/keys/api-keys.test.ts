@@ -136,7 +136,8 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
 
     it('rotates once when two processes rotate at the same moment', async () => {
       await timed.create('ci');
-      const attempts = await Promise.allSettled([timed.rotate('ci'), createApiKeys(db.apiKeys, { now: () => clock }).rotate('ci')]);
+      // By id: by name, a rotation that starts after the other finished rightly rotates the new key.
+      const attempts = await Promise.allSettled([timed.rotate('1'), createApiKeys(db.apiKeys, { now: () => clock }).rotate('1')]);
       expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(1);
       expect((await states()).map(([, , state]) => state)).toEqual(['rotating', 'active']);
     });
@@ -150,6 +151,36 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
       expect(await timed.authenticate(old.token)).toBeNull();
       expect((await states()).map(([, , state]) => state)).toEqual(['revoked', 'revoked']);
     });
+  });
+
+  it('keeps an audit trail of creations, rotations, revocations and a rotated-in key\'s first use, in order, without secrets', async () => {
+    let clock = new Date('2030-01-01T00:00:00Z');
+    const logged: unknown[] = [];
+    const audited = createApiKeys(db.apiKeys, { now: () => clock, audit: (entry) => logged.push(entry) });
+    // Another process on the same database, which sees the same first use.
+    const elsewhere = createApiKeys(db.apiKeys, { now: () => clock, audit: (entry) => logged.push(entry) });
+    const created = await audited.create('ci', { scopes: ['pets:read'] });
+    await audited.create('other');
+    clock = new Date('2030-01-01T01:00:00Z');
+    const rotated = await audited.rotate('ci');
+    clock = new Date('2030-01-01T02:00:00Z');
+    await audited.authenticate(created.token);
+    await Promise.all([audited.authenticate(rotated.token), elsewhere.authenticate(rotated.token)]);
+    await audited.authenticate(rotated.token);
+    clock = new Date('2030-01-01T03:00:00Z');
+    await audited.revoke('ci');
+
+    const trail = (await audited.log('ci')).map(({ at, event, keyId, keyName, detail }) => [at.toISOString(), event, keyId, keyName, detail]);
+    expect(trail).toEqual([
+      ['2030-01-01T00:00:00.000Z', 'created', 1, 'ci', 'scopes pets:read'],
+      ['2030-01-01T01:00:00.000Z', 'rotated', 3, 'ci', 'replaces key 1, which works until 2030-01-02T01:00:00.000Z'],
+      ['2030-01-01T02:00:00.000Z', 'first_use', 3, 'ci', 'first use since it replaced key 1'],
+      ['2030-01-01T03:00:00.000Z', 'revoked', 3, 'ci', null],
+    ]);
+    expect((await audited.log()).map((entry) => entry.event)).toEqual(['created', 'created', 'rotated', 'first_use', 'revoked']);
+    expect(logged).toEqual((await audited.log()).map(({ at, event, keyId, keyName, detail }) => ({ at, event, keyId, keyName, detail })));
+    const everything = JSON.stringify([await audited.log(), logged]);
+    for (const token of [created.token, rotated.token]) expect(everything).not.toContain(token.slice(17));
   });
 
   it('refuses a revoked key at once, by name or by id', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isStorageUnavailable } from '../db/storage-unavailable.js';
-import type { ApiKeyRecord, ApiKeyRecords } from '../db/database.js';
+import type { ApiKeyEvent, ApiKeyRecord, ApiKeyRecords } from '../db/database.js';
 import { issueToken, publicIdOf, tokenMatchesHash } from './api-key-token.js';
 import { type ApiKeyScope, canonicalScopes, scopesFromStored } from './scopes.js';
 
@@ -75,9 +75,17 @@ const summarise = (key: ApiKeyRecord, at: Date): ApiKeySummary => ({
 export interface ApiKeysOptions {
   /** The clock; tests of expiry move it. */
   now?: () => Date;
+  /** Writes each audit entry as a structured log line (the CLI's and the server's loggers). */
+  audit?: (entry: Omit<ApiKeyEvent, 'id'>) => void;
 }
 
-export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }: ApiKeysOptions = {}) => {
+export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), audit }: ApiKeysOptions = {}) => {
+  /** Kept in the database and logged: key id and name, never the secret. */
+  const record = async (entry: Omit<ApiKeyEvent, 'id'>) => {
+    await records.recordEvent(entry);
+    audit?.(entry);
+  };
+
   /** The keys that hold their name: neither revoked nor replaced by a rotation. */
   const current = async () => (await records.list()).filter((key) => key.revokedAt === null && key.rotatedAt === null);
   const lastUseWritten = new Map<number, number>();
@@ -99,6 +107,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
       const key = await records.insert({ name, publicId, secretHash, createdAt, expiresAt, scopes: canonicalScopes(scopes).join(' ') });
       // Another process created a key of that name between the check above and the insert.
       if (!key) throw nameTaken(name);
+      await record({ at: createdAt, event: 'created', keyId: key.id, keyName: key.name, detail: `scopes ${key.scopes}` });
       return { key: summarise(key, createdAt), token };
     },
 
@@ -140,7 +149,13 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
         },
       });
       if (!key) throw new ApiKeyError(`${described} was revoked or rotated meanwhile.`);
+      await record({ at, event: 'rotated', keyId: key.id, keyName: key.name, detail: `replaces key ${old.id}, which works until ${expiresAt.toISOString()}` });
       return { key: summarise(key, at), replaced: summarise({ ...old, rotatedAt: at, expiresAt }, at), token };
+    },
+
+    /** The audit trail, oldest first, for one key name or every key. */
+    log(name?: string): Promise<ApiKeyEvent[]> {
+      return records.events(name);
     },
 
     async list(): Promise<ApiKeySummary[]> {
@@ -164,6 +179,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
       if (!(await records.revoke(key.id, revokedAt))) {
         throw new ApiKeyError(`Key ${key.id} ("${key.name}") is already revoked.`);
       }
+      await record({ at: revokedAt, event: 'revoked', keyId: key.id, keyName: key.name, detail: null });
       return summarise({ ...key, revokedAt }, revokedAt);
     },
 
@@ -179,7 +195,13 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date() }
       if (!key || key.revokedAt !== null || !tokenMatchesHash(token, key.secretHash)) return null;
       const at = now();
       if (key.expiresAt !== null && key.expiresAt <= at) return null;
-      if (at.getTime() - (lastUseWritten.get(key.id) ?? 0) >= LAST_USE_RESOLUTION_MS) {
+      // A rotated-in key's first use says the app now holds it: one process wins the write and records it.
+      if (key.rotatedFrom !== null && key.lastUsedAt === null && !lastUseWritten.has(key.id)) {
+        lastUseWritten.set(key.id, at.getTime());
+        if (await records.recordFirstUse(key.id, at)) {
+          await record({ at, event: 'first_use', keyId: key.id, keyName: key.name, detail: `first use since it replaced key ${key.rotatedFrom}` });
+        }
+      } else if (at.getTime() - (lastUseWritten.get(key.id) ?? 0) >= LAST_USE_RESOLUTION_MS) {
         lastUseWritten.set(key.id, at.getTime());
         try {
           await records.recordUse(key.id, at);

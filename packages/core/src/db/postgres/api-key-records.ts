@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { ApiKeyRecords } from '../database.js';
 import type { PostgresDrizzle } from './open-postgres-database.js';
-import { apiKeys } from './schema.js';
+import { apiKeyEvents, apiKeys } from './schema.js';
 
 /** The queries behind API keys; the query-plan test checks each uses an index. */
 export const apiKeyQueries = (db: PostgresDrizzle) => ({
@@ -37,5 +37,18 @@ export const createPostgresApiKeyRecords = (db: PostgresDrizzle): ApiKeyRecords 
     recordUse: async (id, at) => {
       await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
     },
+    recordFirstUse: async (id, at) => {
+      const used = await db
+        .update(apiKeys)
+        .set({ lastUsedAt: at })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.lastUsedAt)))
+        .returning({ id: apiKeys.id });
+      return used.length > 0;
+    },
+    recordEvent: async (event) => {
+      await db.insert(apiKeyEvents).values(event);
+    },
+    events: (keyName) =>
+      db.select().from(apiKeyEvents).where(keyName === undefined ? undefined : eq(apiKeyEvents.keyName, keyName)).orderBy(asc(apiKeyEvents.id)),
   };
 };

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { API_KEY_EVENTS } from '../../keys/events.js';
 import { ALL_SCOPES_STORED } from '../../keys/scopes.js';
 import { PET_STATUSES } from '../../schemas/pet.js';
 
@@ -44,6 +45,15 @@ export const apiKeys = pgTable(
     uniqueIndex('api_keys_current_name_idx').on(table.name).where(sql`${table.revokedAt} is null and ${table.rotatedAt} is null`),
   ],
 );
+
+export const apiKeyEvents = pgTable('api_key_events', {
+  id: id('id').primaryKey().generatedAlwaysAsIdentity(),
+  at: instant('at').notNull(),
+  event: text('event', { enum: API_KEY_EVENTS }).notNull(),
+  keyId: id('key_id').notNull(),
+  keyName: text('key_name').notNull(),
+  detail: text('detail'),
+});
 
 export const idempotencyKeys = pgTable(
   'idempotency_keys',

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { ApiKeyRecord, ApiKeyRecords, ApiKeyRotation } from '../database.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
-import { apiKeys } from './schema.js';
+import { apiKeyEvents, apiKeys } from './schema.js';
 
 /** The queries behind API keys; `sqlite-query-plans.test.ts` checks each uses an index. */
 export const apiKeyQueries = (db: SqliteDrizzle) => ({
@@ -36,5 +36,12 @@ export const createSqliteApiKeyRecords = (db: SqliteDrizzle): ApiKeyRecords => {
     recordUse: async (id, at) => {
       db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
     },
+    recordFirstUse: async (id, at) =>
+      db.update(apiKeys).set({ lastUsedAt: at }).where(and(eq(apiKeys.id, id), isNull(apiKeys.lastUsedAt))).run().changes > 0,
+    recordEvent: async (event) => {
+      db.insert(apiKeyEvents).values(event).run();
+    },
+    events: async (keyName) =>
+      db.select().from(apiKeyEvents).where(keyName === undefined ? undefined : eq(apiKeyEvents.keyName, keyName)).orderBy(asc(apiKeyEvents.id)).all(),
   };
 };

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { API_KEY_EVENTS } from '../../keys/events.js';
 import { ALL_SCOPES_STORED } from '../../keys/scopes.js';
 import { PET_STATUSES } from '../../schemas/pet.js';
 
@@ -45,6 +46,16 @@ export const apiKeys = sqliteTable(
     uniqueIndex('api_keys_current_name_idx').on(table.name).where(sql`${table.revokedAt} is null and ${table.rotatedAt} is null`),
   ],
 );
+
+/** What happened to API keys, in order: the audit trail `keys log` reads. Never a secret. */
+export const apiKeyEvents = sqliteTable('api_key_events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+  event: text('event', { enum: API_KEY_EVENTS }).notNull(),
+  keyId: integer('key_id').notNull(),
+  keyName: text('key_name').notNull(),
+  detail: text('detail'),
+});
 
 /**
  * The first response to each `Idempotency-Key`, per API key: a retry finds the animal it
