@@ -23,6 +23,7 @@ const EXPRESS_MOUNTED = [
   'test/idempotency.test.ts',
   'test/rate-limit.test.ts',
   'test/trpc.test.ts',
+  'test/api-key-scopes.test.ts',
 ];
 
 // The contract suite runs once per engine: on the embedded SQLite default, and on PostgreSQL with
