@@ -9,8 +9,7 @@ import { type OverloadGuard, createOverloadGuard } from './front-door/overload.j
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
 import type { Tracing } from './observability/tracing.js';
-import { createOpenApiDocument } from './openapi/document.js';
-import { serializeDocument } from './openapi/serialize.js';
+import { lazyDocument } from './openapi/lazy-document.js';
 import { procedureTable } from './procedures/procedure-table.js';
 import { createRestHandler } from './rest/rest-handler.js';
 import { type ServiceState, openState } from './state.js';
@@ -39,7 +38,7 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
     failedAuthQuota: state.failedAuthQuota,
     clientAddress: clientAddressResolver(config.trustProxy),
   });
-  const openApiJson = serializeDocument(createOpenApiDocument(config));
+  const openApiJson = lazyDocument(config);
   const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const observed = observabilityFor(config, state.db, tracing?.observer);
   const { call } = observed;

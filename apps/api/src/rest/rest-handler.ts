@@ -28,8 +28,8 @@ const refuse = (exchange: Exchange, code: TRPC_ERROR_CODE_KEY, message: string, 
 export interface RestHandlerDependencies {
   admit: Admit;
   table: ReadonlyMap<string, ProcedureEntry>;
-  /** The OpenAPI document, already serialised. */
-  openApiJson: string;
+  /** The OpenAPI document, serialised, made on first use. */
+  openApiJson: () => Promise<string>;
   /** Runs a procedure: `callProcedure`, or it wrapped by metrics or tracing. */
   call?: typeof callProcedure;
 }
@@ -81,7 +81,7 @@ export const createRestHandler = ({ admit, table, openApiJson, call = callProced
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
 
     if (path === DOCUMENT_PATH) {
-      if (method === 'GET') exchange.sendJson(200, openApiJson);
+      if (method === 'GET') exchange.sendJson(200, await openApiJson());
       else refuse(exchange, 'METHOD_NOT_SUPPORTED', `${method} is not supported on ${path}; use GET, HEAD.`, ['Allow', 'GET, HEAD']);
       return;
     }
