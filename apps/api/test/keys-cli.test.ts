@@ -58,7 +58,7 @@ describe('the keys CLI', () => {
     const token = created.stdout.trimEnd().split('\n').at(-1) ?? '';
     expect(token).toMatch(/^pst_/);
 
-    const running = await startServer(readConfig({ PORT: '0', ...storage.env }), pino({ level: 'silent' }));
+    const running = await startServer(readConfig({ PORT: '0', OVERLOAD_DELAY_MS: '0', ...storage.env }), pino({ level: 'silent' }));
     try {
       // The database already had a key, so the server created none of its own.
       expect(running.firstApiKey).toBeUndefined();
@@ -88,7 +88,7 @@ describe('the keys CLI', () => {
     expect((await keys('create', 'both', '--scope', 'pets:write', '--scope', 'pets:read')).stdout).toMatch(/"both" \(pets:read, pets:write\)/);
     expect((await keys('list')).stdout).toMatch(/\n1\s+dashboard\s.*\spets:read\s+active\n2\s+both\s.*\spets:read,pets:write\s+active\n$/);
 
-    const running = await startServer(readConfig({ PORT: '0', AUTH_FAILURES_PER_MINUTE: '0', ...storage.env }), pino({ level: 'silent' }));
+    const running = await startServer(readConfig({ PORT: '0', AUTH_FAILURES_PER_MINUTE: '0', OVERLOAD_DELAY_MS: '0', ...storage.env }), pino({ level: 'silent' }));
     try {
       const asDashboard = { url: running.url, apiKey: token };
       expect((await call(asDashboard, '/v1/pets')).status).toBe(200);

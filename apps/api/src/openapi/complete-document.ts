@@ -259,7 +259,7 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
       delete responses['200'];
     }
 
-    for (const [status, description] of Object.entries({ ...meta.openapi?.errorResponses, ...TRANSPORT_ERRORS })) {
+    for (const [status, description] of [...Object.entries(meta.openapi?.errorResponses ?? {}), ...Object.entries(TRANSPORT_ERRORS)]) {
       responses[status] = errorResponse(Number(status), String(description), meta.scope);
     }
     // Spectral's oas rules accept scopes in a security requirement only for OAuth schemes, so the
