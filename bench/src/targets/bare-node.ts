@@ -26,7 +26,8 @@ const fail = (res: ServerResponse, status: number, code: string) => {
 };
 
 const authorised = (req: IncomingMessage) => {
-  const token = /^Bearer +(pst_([0-9a-f]{12})_[A-Za-z0-9_-]{43})$/i.exec(req.headers.authorization ?? '');
+  // Both key formats the service takes: checksummed (49 base62 characters) and the earlier one.
+  const token = /^Bearer +(pst_([0-9a-f]{12})_(?:[0-9A-Za-z]{49}|[A-Za-z0-9_-]{43}))$/i.exec(req.headers.authorization ?? '');
   const stored = token?.[2] && (keyHash.get(token[2]) as string | undefined);
   if (!token?.[1] || !stored) return false;
   return timingSafeEqual(Buffer.from(stored, 'hex'), createHash('sha256').update(token[1]).digest());
