@@ -21,7 +21,10 @@ export interface Metrics {
  */
 export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // The default event-loop lag sampling every 10 ms cost 7 % more CPU per get-by-id under load
+  // (A/B, 32 connections); sampled every 200 ms it is within noise, and the lag it reports is a
+  // distribution over the scrape interval either way.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 200 });
   const registers = [registry];
 
   const duration = new Histogram({
