@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type NodePgDatabase, drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
@@ -80,7 +81,11 @@ export const openPostgresDatabase = async (
       await pool.query('select 1');
     },
     close: async () => {
-      if (!pool.ended) await pool.end();
+      if (pool.ended) return;
+      // pool.end() waits for every checked-out client; one that a broken connection left checked
+      // out would hold a shutdown forever. It waits at most what a query may take.
+      const bound = timeouts.connectMs + timeouts.statementMs + QUERY_TIMEOUT_MARGIN_MS;
+      await Promise.race([pool.end(), sleep(bound, undefined, { ref: false })]);
     },
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
