@@ -2,35 +2,18 @@ import type { Pet } from '@petstore/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestStorage, createTestStorage } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
-import { collect, spawnEntry, waitForOutput } from './support/processes.js';
+import { collect, spawnEntry } from './support/processes.js';
+import { type ServiceInstance, startInstance } from './support/service-instance.js';
 
 // Two service processes on one PostgreSQL and one Redis, as behind a load balancer.
 // (This file runs in the PostgreSQL project only; see vitest.config.ts.)
 const LIMIT_PER_MINUTE = 200;
 
-interface Instance {
-  url: string;
-  printedKey: string | undefined;
-  stop(): Promise<number | null>;
-}
-
 let storage: TestStorage;
-let instances: Instance[];
+let instances: ServiceInstance[];
 let key: string;
 
-const startInstance = async (): Promise<Instance> => {
-  const child = spawnEntry('src/main.ts', [], { PORT: '0', RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE), ...storage.env });
-  const printed = await waitForOutput(child, /"msg":"Petstore is listening"/);
-  const exited = collect(child);
-  return {
-    url: `http://127.0.0.1:${/"port":(\d+)/.exec(printed)?.[1] ?? ''}`,
-    printedKey: /^ {2}(pst_\S+)$/m.exec(printed)?.[1],
-    stop: async () => {
-      child.kill('SIGTERM');
-      return (await exited).code;
-    },
-  };
-};
+const startOne = () => startInstance({ RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE), ...storage.env });
 
 const keysCli = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, storage.env));
 const on = (index: number, apiKey = key) => ({ url: instances[index % instances.length]?.url ?? '', apiKey });
@@ -39,7 +22,7 @@ const figures: Record<string, number> = {};
 beforeAll(async () => {
   storage = await createTestStorage();
   // Started together on an empty database: migrations run once, and one of them creates the key.
-  instances = await Promise.all([startInstance(), startInstance()]);
+  instances = await Promise.all([startOne(), startOne()]);
   const printed = instances.map((instance) => instance.printedKey).filter((printedKey) => printedKey !== undefined);
   expect(printed).toHaveLength(1);
   key = printed[0] ?? '';

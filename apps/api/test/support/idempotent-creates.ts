@@ -4,34 +4,11 @@ import type { Pet } from '@petstore/core';
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { call } from './http.js';
-import { collect, spawnEntry, waitForOutput } from './processes.js';
-
-export interface Service {
-  url: string;
-  /** The key a fresh database printed; undefined on a database that had one already. */
-  printedKey: string | undefined;
-  kill: () => Promise<void>;
-  stop: () => Promise<number | null>;
-}
+import { type ServiceInstance, startInstance } from './service-instance.js';
 
 /** The service as a child process, the way `pnpm dev` runs it. */
-export const startService = async (env: Record<string, string>): Promise<Service> => {
-  const child = spawnEntry('src/main.ts', [], { PORT: '0', ...env });
-  const printed = await waitForOutput(child, /"msg":"Petstore is listening"/);
-  const exited = collect(child);
-  return {
-    url: `http://127.0.0.1:${/"port":(\d+)/.exec(printed)?.[1] ?? ''}`,
-    printedKey: /^ {2}(pst_\S+)$/m.exec(printed)?.[1],
-    kill: async () => {
-      child.kill('SIGKILL');
-      expect((await exited).code).toBeNull(); // killed, not exited
-    },
-    stop: async () => {
-      child.kill('SIGTERM');
-      return (await exited).code;
-    },
-  };
-};
+export type Service = ServiceInstance;
+export const startService = startInstance;
 
 /** Deletes every key the service wrote under its prefix: what a restart of a Redis that keeps nothing on disk does. */
 export const flushRedisPrefix = async ({ REDIS_URL, REDIS_KEY_PREFIX }: Record<string, string>): Promise<number> => {

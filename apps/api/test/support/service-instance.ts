@@ -5,9 +5,11 @@ export interface ServiceInstance {
   /** The key the service printed when it created the database's first one. */
   printedKey: string | undefined;
   /** Everything it printed on stdout so far (its JSON log lines). */
-  output(): string;
+  output(this: void): string;
   /** SIGTERM, then its exit code. */
-  stop(): Promise<number | null>;
+  stop(this: void): Promise<number | null>;
+  /** SIGKILL, as a crash would end it: no request finishes, nothing is flushed. */
+  kill(this: void): Promise<void>;
 }
 
 /** The service as a process of its own (`src/main.ts`), on a free port, with `env`. */
@@ -25,6 +27,11 @@ export const startInstance = async (env: Record<string, string>): Promise<Servic
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      // Killed, not exited: a process that had already ended would make the test prove nothing.
+      if ((await exited) !== null) throw new Error('the service had exited before it was killed');
     },
   };
 };
