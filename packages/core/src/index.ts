@@ -1,10 +1,15 @@
 export * from './db/index.js';
+export * from './error-body.js';
 export * from './keys/api-keys.js';
 export * from './keys/events.js';
 export * from './keys/scopes.js';
-export { PetPage } from './pets/page.js';
-export * from './router/index.js';
-export * from './schemas/index.js';
+export * from './pets/integer-param.js';
+export * from './pets/list/cursor.js';
+export * from './pets/list/list-query.js';
+export { PetPage } from './pets/list/page.js';
+export * from './pets/pet.js';
+export * from './pets/response-headers.js';
+export * from './router.js';
 export {
   authedProcedure,
   callHandler,

@@ -5,7 +5,7 @@ import type { Database } from './db/database.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
 import type { ApiKeyScope } from './keys/scopes.js';
 import { toTrpcError } from './db/storage-unavailable.js';
-import { toTrpcErrorShape } from './schemas/error.js';
+import { toTrpcErrorShape } from './error-body.js';
 
 /** What a procedure tells its transport beside its result. */
 export interface ResponseNotes {

@@ -10,6 +10,7 @@ import { BEARER_CHALLENGE, insufficientScopeChallenge } from '../admission/beare
 import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
 import { ENTITY_TAG_LENGTH } from '../rest/conditional.js';
 import type { RestOperation } from '../rest/operations.js';
+import { transportErrors } from './transport-errors.js';
 
 export interface DocumentServers {
   publicBaseUrl: string;
@@ -117,14 +118,6 @@ const RETRY_LATER: HeaderObject = {
   schema: { type: 'integer', format: 'int32', minimum: 1, maximum: QUOTA_WINDOW_SECONDS, examples: [1] },
 };
 
-/**
- * What any operation can answer because of the service's own state rather than the request: the
- * transport adds these, so the procedures' meta does not list them.
- */
-const TRANSPORT_ERRORS: Record<number, string> = {
-  503: 'The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again.',
-};
-
 /** `scope`: the one the operation needs, which its 403 names. */
 const errorResponse = (status: number, description: string, scope: string): ResponseObject => ({
   description,
@@ -219,6 +212,7 @@ const operationOf = (document: OpenAPIObject, { method, path }: RestOperation): 
  * - a success status other than 200 (createPet's 201, from `successStatus`);
  * - error responses with our Error body and each operation's own descriptions: the generator
  *   points them at its own `error.<CODE>` schemas and reuses the first description it met per code;
+ * - the errors only the transport gives (transport-errors.ts);
  * - the request body as the named component its zod schema declares (`NewPet`): the generator
  *   rebuilds it inline;
  * - `required: true` on path parameters, which OpenAPI demands and the generator leaves out when
@@ -259,7 +253,7 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
       delete responses['200'];
     }
 
-    for (const [status, description] of [...Object.entries(meta.openapi?.errorResponses ?? {}), ...Object.entries(TRANSPORT_ERRORS)]) {
+    for (const [status, description] of [...Object.entries(meta.openapi?.errorResponses ?? {}), ...Object.entries(transportErrors({ takesBody: operation.requestBody !== undefined }))]) {
       responses[status] = errorResponse(Number(status), String(description), meta.scope);
     }
     // Spectral's oas rules accept scopes in a security requirement only for OAuth schemes, so the

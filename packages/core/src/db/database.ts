@@ -1,5 +1,5 @@
 import type { ApiKeyEventName } from '../keys/events.js';
-import type { NewPet, Pet, PetStatus } from '../schemas/pet.js';
+import type { NewPet, Pet, PetStatus } from '../pets/pet.js';
 
 /**
  * Everything the procedures need from storage. Each SQL engine implements it once; the procedures

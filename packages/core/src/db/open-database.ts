@@ -2,7 +2,7 @@ import type { Database } from './database.js';
 import type { StatementObserver } from './statement-observer.js';
 import type { DatabaseTimeouts } from './timeouts.js';
 import type { openPostgresDatabase as openPostgres } from './postgres/open-postgres-database.js';
-import { startIdempotencyPruning } from './idempotency-pruning.js';
+import { startIdempotencyPruning } from '../pets/create/idempotency-pruning.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
 
 export interface DatabaseLocation {

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
-import { decideIdempotentCreate } from '../../pets/idempotent-create.js';
-import type { NewPet } from '../../schemas/pet.js';
+import { decideIdempotentCreate } from '../../pets/create/idempotency.js';
+import type { NewPet } from '../../pets/pet.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
 import { rawPetPage } from './raw-pet-page.js';
 import { idempotencyKeys, pets } from './schema.js';

@@ -1,5 +1,5 @@
 import { type Placeholder, getTableColumns } from 'drizzle-orm';
-import type { Pet } from '../../schemas/pet.js';
+import type { Pet } from '../../pets/pet.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
 import { pets } from './schema.js';
 

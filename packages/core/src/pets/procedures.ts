@@ -1,9 +1,10 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { IdempotencyKey, addPet } from '../pets/add-pet.js';
-import { PetPage, readPetPage } from '../pets/page.js';
-import { ListPetsQuery } from '../schemas/list-pets.js';
-import { GetPetParams, NewPet, Pet } from '../schemas/pet.js';
+import { addPet } from './create/add-pet.js';
+import { IdempotencyKey } from './create/idempotency.js';
+import { PetPage, readPetPage } from './list/page.js';
+import { ListPetsQuery } from './list/list-query.js';
+import { GetPetParams, NewPet, Pet } from './pet.js';
 import {
   DeprecationHeader,
   IdempotentReplayedHeader,
@@ -11,18 +12,10 @@ import {
   NextPageLinkHeader,
   SuccessorLinkHeader,
   SunsetHeader,
-} from '../schemas/response-headers.js';
+} from './response-headers.js';
 import { authedProcedure, handler, resultOf } from '../trpc.js';
 
 const tags = ['animals'];
-
-/** Responses every operation can give, whatever its input. */
-const everyOperation = {
-  401: 'Missing or invalid API key.',
-  403: 'The API key lacks the scope this operation needs (`WWW-Authenticate` names it).',
-  429: "Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again.",
-  500: 'The server failed; the cause is logged, never sent.',
-};
 
 export const listPetsHandler = handler({
   input: ListPetsQuery,
@@ -44,7 +37,7 @@ export const listPets = authedProcedure
         'next page (`rel="next"`); the last page has none.',
       successDescription: 'The list (paginated).',
       responseHeaders: z.object({ Link: NextPageLinkHeader.optional() }),
-      errorResponses: { 400: 'A query parameter is invalid.', ...everyOperation },
+      errorResponses: { 400: 'A query parameter is invalid.' },
     },
   })
   .input(listPetsHandler.input)
@@ -94,9 +87,6 @@ export const createPet = authedProcedure
       }),
       errorResponses: {
         400: 'Body is missing required fields or holds invalid values, or the Idempotency-Key was used with another body.',
-        413: 'Body larger than 64 KiB.',
-        415: 'Body not sent as application/json.',
-        ...everyOperation,
       },
     },
   })
@@ -139,7 +129,6 @@ export const getPet = authedProcedure
       errorResponses: {
         400: '`petId` is not a positive integer.',
         404: 'The animal could not be found.',
-        ...everyOperation,
       },
     },
   })

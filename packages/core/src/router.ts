@@ -1,5 +1,5 @@
-import { type Handler, router } from '../trpc.js';
-import { createPet, createPetHandler, getPet, getPetHandler, listPets, listPetsHandler } from './pets.js';
+import { type Handler, router } from './trpc.js';
+import { createPet, createPetHandler, getPet, getPetHandler, listPets, listPetsHandler } from './pets/procedures.js';
 
 const procedures = { listPets, createPet, getPet };
 

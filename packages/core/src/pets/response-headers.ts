@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { MAX_CURSOR_LENGTH } from './cursor.js';
-import { MAX_SAFE_ID } from './integers.js';
-import { PAGE_SIZE } from './page-size.js';
+import { MAX_CURSOR_LENGTH } from './list/cursor.js';
+import { MAX_SAFE_ID } from './integer-param.js';
+import { PAGE_SIZE } from './list/page-size.js';
 import { PET_STATUSES } from './pet.js';
 
 // The REST interface serves the animals here (the contract fixes it); the bounds below are the

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { toErrorBody } from './error.js';
-import { ListPetsQuery } from './list-pets.js';
+import { toErrorBody } from '../../error-body.js';
+import { ListPetsQuery } from './list-query.js';
 
 describe('ListPetsQuery', () => {
   it('defaults limit to 20 and leaves the filter and cursor unset', () => {

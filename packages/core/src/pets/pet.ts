@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAX_SAFE_ID, integerParam } from './integers.js';
-import { PAGE_SIZE } from './page-size.js';
+import { MAX_SAFE_ID, integerParam } from './integer-param.js';
+import { PAGE_SIZE } from './list/page-size.js';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { PetRecords } from '../db/database.js';
-import { encodeCursor } from '../schemas/cursor.js';
-import type { ListPetsInput } from '../schemas/list-pets.js';
-import { Pets } from '../schemas/pet.js';
+import type { PetRecords } from '../../db/database.js';
+import { encodeCursor } from './cursor.js';
+import type { ListPetsInput } from './list-query.js';
+import { Pets } from '../pet.js';
 
 /**
  * A page as tRPC clients want it (`useInfiniteQuery` reads `nextCursor` from the result): the

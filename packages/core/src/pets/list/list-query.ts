@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { Cursor } from './cursor.js';
-import { integerParam } from './integers.js';
+import { integerParam } from '../integer-param.js';
 import { PAGE_SIZE } from './page-size.js';
-import { PetStatus } from './pet.js';
+import { PetStatus } from '../pet.js';
 
 // In a module of its own so that `Pets` (pet.ts, imported above) can be bounded by it too.
 export { PAGE_SIZE };

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addPet } from '../pets/add-pet.js';
-import { IDEMPOTENCY_WINDOW_MS } from '../pets/idempotent-create.js';
-import { createScratchPostgresDatabase } from '../testing/scratch-postgres.js';
-import type { Database } from './database.js';
-import { type DatabaseLocation, openDatabase } from './open-database.js';
+import { addPet } from './add-pet.js';
+import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+import { createScratchPostgresDatabase } from '../../testing/scratch-postgres.js';
+import type { Database } from '../../db/database.js';
+import { type DatabaseLocation, openDatabase } from '../../db/open-database.js';
 
 interface Store {
   location: DatabaseLocation;

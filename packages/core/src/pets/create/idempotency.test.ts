@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Pet } from '../schemas/pet.js';
-import { IDEMPOTENCY_WINDOW_MS, decideIdempotentCreate, idempotencyRecordsExpireBefore } from './idempotent-create.js';
+import type { Pet } from '../pet.js';
+import { IDEMPOTENCY_WINDOW_MS, decideIdempotentCreate, idempotencyRecordsExpireBefore } from './idempotency.js';
 
 const rex: Pet = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
 const now = new Date('2030-01-02T00:00:00Z');

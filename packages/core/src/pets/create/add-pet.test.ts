@@ -1,10 +1,10 @@
 import { TRPCError } from '@trpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../db/database.js';
-import type { NewPet } from '../schemas/pet.js';
-import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
+import type { Database } from '../../db/database.js';
+import type { NewPet } from '../pet.js';
+import { ENGINES, type OpenedDatabase } from '../../testing/engines.js';
 import { addPet } from './add-pet.js';
-import { IDEMPOTENCY_WINDOW_MS, idempotencyRecordsExpireBefore } from './idempotent-create.js';
+import { IDEMPOTENCY_WINDOW_MS, idempotencyRecordsExpireBefore } from './idempotency.js';
 
 const rex: NewPet = { name: 'Rex', categoryId: 1, status: 'available' };
 const start = new Date('2030-01-01T00:00:00Z');

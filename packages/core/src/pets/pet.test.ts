@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { toErrorBody } from './error.js';
+import { toErrorBody } from '../error-body.js';
 import { GetPetParams, NewPet, Pet } from './pet.js';
 
 const valid = { name: 'Rex', categoryId: 1 };

@@ -1,10 +1,10 @@
 import { TRPCError } from '@trpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
-import { decodeCursor } from '../schemas/cursor.js';
-import { toErrorBody } from '../schemas/error.js';
+import { decodeCursor } from './list/cursor.js';
+import { toErrorBody } from '../error-body.js';
 import { type Context, createCallerFactory } from '../trpc.js';
-import { appRouter } from './index.js';
+import { appRouter } from '../router.js';
 
 const createCaller = createCallerFactory(appRouter);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_SAFE_ID } from './integers.js';
+import { MAX_SAFE_ID } from '../integer-param.js';
 
 /**
  * The opaque page cursor: base64url of `after:<id>`, the last id of the previous page. Keyset

@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_ERROR_MESSAGE_LENGTH, toErrorBody } from './error.js';
+import { MAX_ERROR_MESSAGE_LENGTH, toErrorBody } from './error-body.js';
 
 interface Issue {
   path: string[];

@@ -1,0 +1,31 @@
+import { TRPCError } from '@trpc/server';
+import type { PetRecords } from '../../db/database.js';
+import type { NewPet, Pet } from '../pet.js';
+import { IdempotencyKey, fingerprintOf } from './idempotency.js';
+
+export interface AddPetRequest {
+  pet: NewPet;
+  apiKeyId: number;
+  /** As the client sent it, if it sent one. */
+  idempotencyKey?: string | undefined;
+  now: Date;
+}
+
+/** Adds an animal, once per idempotency key when one is sent (the rule: idempotency.ts). */
+export const addPet = async (
+  records: PetRecords,
+  { pet, apiKeyId, idempotencyKey, now }: AddPetRequest,
+): Promise<{ pet: Pet; replayed: boolean }> => {
+  if (idempotencyKey === undefined) return { pet: await records.insert(pet), replayed: false };
+  const key = IdempotencyKey.safeParse(idempotencyKey);
+  if (!key.success) throw new TRPCError({ code: 'BAD_REQUEST', message: key.error.issues[0]?.message ?? 'Invalid Idempotency-Key.' });
+
+  const result = await records.insertOnce(pet, { apiKeyId, key: key.data, fingerprint: fingerprintOf(pet), now });
+  if (result.outcome === 'mismatch') {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: 'This Idempotency-Key was already used with a different request body; use a new key for a new animal.',
+    });
+  }
+  return { pet: result.pet, replayed: result.outcome === 'replayed' };
+};
