@@ -2,7 +2,7 @@ import { writeSync } from 'node:fs';
 import { KEYS_COMMAND } from './cli/keys-command.js';
 import { ConfigError, readConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { startServer } from './server.js';
+import { startServer } from './server/server.js';
 
 const firstKeyBanner = (key: string, url: string) => {
   const rule = '-'.repeat(72);

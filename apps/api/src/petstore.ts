@@ -12,11 +12,11 @@ import type { Tracing } from './observability/tracing.js';
 import { lazyDocument } from './openapi/lazy-document.js';
 import { procedureTable } from './procedures/procedure-table.js';
 import { createRestHandler } from './rest/rest-handler.js';
-import { type ServiceState, openState } from './state.js';
+import { type Stores, openStores } from './stores/open-stores.js';
 import { createTrpcHandler } from './trpc/trpc-handler.js';
 
 export interface Petstore {
-  state: ServiceState;
+  stores: Stores;
   /** The Prometheus registry, when METRICS_PORT is set; the server serves it on its own listener. */
   metrics: Metrics | undefined;
   /** Refuses new API requests while the event loop is overloaded; undefined when off. */
@@ -28,19 +28,19 @@ export interface Petstore {
   close(): Promise<void>;
 }
 
-/** Both transports over one state: one admission step, one procedure table. */
-export const createPetstore = (state: ServiceState, config: Config, logger: Logger, tracing?: Tracing): Petstore => {
+/** Both transports over the same stores: one admission step, one procedure table. */
+export const createPetstore = (stores: Stores, config: Config, logger: Logger, tracing?: Tracing): Petstore => {
   const table = procedureTable();
   const admit = createAdmission({
-    db: state.db,
-    apiKeys: state.apiKeys,
-    keyQuota: state.keyQuota,
-    failedAuthQuota: state.failedAuthQuota,
+    db: stores.db,
+    apiKeys: stores.apiKeys,
+    keyQuota: stores.keyQuota,
+    failedAuthQuota: stores.failedAuthQuota,
     clientAddress: clientAddressResolver(config.trustProxy),
   });
   const openApiJson = lazyDocument(config);
   const overload = createOverloadGuard(config.overloadDelayMs, logger);
-  const observed = observabilityFor(config, state.db, tracing?.observer);
+  const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
   const frontDoor = createFrontDoor({
     rest: observed.handler(createRestHandler({ admit, table, openApiJson, call })),
@@ -50,7 +50,7 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
     overload,
   });
   return {
-    state,
+    stores,
     metrics: observed.metrics,
     frontDoor,
     middleware: (req, res, next) => {
@@ -61,11 +61,11 @@ export const createPetstore = (state: ServiceState, config: Config, logger: Logg
     overload,
     close: () => {
       overload?.stop();
-      return state.close();
+      return stores.close();
     },
   };
 };
 
 /** Opens the stores the configuration names and serves them: for mounting in another Express app. */
 export const openPetstore = async (config: Config, logger: Logger, tracing?: Tracing): Promise<Petstore> =>
-  createPetstore(await openState(config, logger, tracing?.onStatement), config, logger, tracing);
+  createPetstore(await openStores(config, logger, tracing?.onStatement), config, logger, tracing);

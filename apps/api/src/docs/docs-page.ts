@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
-import { methodNotAllowed } from '../http/fallbacks.js';
+import { methodNotAllowed } from '../server/fallbacks.js';
 
 const PAGE = fileURLToPath(new URL('../../public/docs', import.meta.url));
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -1,11 +1,11 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { docsPage } from './docs/docs-page.js';
-import { errorHandler, notFound } from './http/fallbacks.js';
-import { healthRoutes } from './http/health.js';
-import { requestLog } from './http/request-log.js';
-import { securityHeaders } from './http/security-headers.js';
-import type { Readiness } from './state.js';
+import { docsPage } from '../docs/docs-page.js';
+import { errorHandler, notFound } from './fallbacks.js';
+import { healthRoutes } from '../health/health-routes.js';
+import { requestLog } from './request-log.js';
+import { securityHeaders } from './security-headers.js';
+import type { Readiness } from '../stores/open-stores.js';
 
 /**
  * The Express app around the API's front door: the docs page, health and readiness, and the Error

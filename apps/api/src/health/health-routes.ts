@@ -1,8 +1,8 @@
 import express, { type Router } from 'express';
-import type { Readiness } from '../state.js';
+import type { Readiness } from '../stores/open-stores.js';
 import { OverloadedError } from '../front-door/overload.js';
-import { methodNotAllowed } from './fallbacks.js';
-import { sendError } from './send-error.js';
+import { methodNotAllowed } from '../server/fallbacks.js';
+import { sendError } from '../server/send-error.js';
 
 /**
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers too;

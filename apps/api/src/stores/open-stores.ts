@@ -1,16 +1,16 @@
 import { type ApiKeys, type Database, type StatementObserver, createApiKeys, openDatabase } from '@petstore/core';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { type Quota, createQuota } from './admission/quota.js';
-import { type SharedCounts, connectSharedCounts } from './admission/shared-counts.js';
+import type { Config } from '../config.js';
+import { type Quota, createQuota } from '../admission/quota.js';
+import { type SharedCounts, connectSharedCounts } from '../admission/shared-counts.js';
 
 /** Readiness: the database answers; `degraded` names the stores the service is running without. */
 export interface Readiness {
   degraded: string[];
 }
 
-/** Everything the service keeps outside a request: the database, and what instances share. */
-export interface ServiceState {
+/** Everything the service keeps outside a request: the database, and the counts instances share. */
+export interface Stores {
   db: Database;
   apiKeys: ApiKeys;
   /** Requests per API key; undefined when rate limiting is off. */
@@ -24,10 +24,9 @@ export interface ServiceState {
 
 /**
  * PostgreSQL when DATABASE_URL is set, the SQLite file otherwise; with REDIS_URL, rate limits
- * live in Redis so every instance counts together. Idempotency records are always in the
- * database, written in the transaction that inserts the animal.
+ * live in Redis so every instance counts together.
  */
-export const openState = async (config: Config, logger: Logger, onStatement?: StatementObserver): Promise<ServiceState> => {
+export const openStores = async (config: Config, logger: Logger, onStatement?: StatementObserver): Promise<Stores> => {
   const db = await openDatabase({
     onStatement,
     url: config.databaseUrl,

@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { ApiKeyError, type ApiKeys, type Database } from '@petstore/core';
 import type { Logger } from 'pino';
 import express from 'express';
-import { createApp } from './app.js';
-import { OverloadedError } from './front-door/overload.js';
-import { answerMalformedRequest } from './http/malformed-request.js';
-import { startMetricsServer } from './observability/metrics-server.js';
-import { startTracing } from './observability/tracing.js';
-import type { Config } from './config.js';
-import { type Petstore, openPetstore } from './petstore.js';
+import { createApp } from './express-app.js';
+import { OverloadedError } from '../front-door/overload.js';
+import { answerMalformedRequest } from './malformed-request.js';
+import { startMetricsServer } from '../observability/metrics-server.js';
+import { startTracing } from '../observability/tracing.js';
+import type { Config } from '../config.js';
+import { type Petstore, openPetstore } from '../petstore.js';
 
 export interface RunningServer {
   /** Base address, e.g. `http://127.0.0.1:3000`. */
@@ -79,7 +79,7 @@ const listenerFor = (petstore: Petstore, logger: Logger, { mount = 'front-door' 
   if (mount === 'express') return express().use(petstore.middleware);
   // Not ready while overloaded either: the load balancer then sends work to another instance.
   const ready = () =>
-    petstore.overload?.overloaded() ? Promise.reject(new OverloadedError()) : petstore.state.ready();
+    petstore.overload?.overloaded() ? Promise.reject(new OverloadedError()) : petstore.stores.ready();
   const app = createApp({ ready, logger });
   const { frontDoor } = petstore;
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -91,8 +91,8 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   // Before the database opens: its statements are traced from the first request on.
   const tracing = config.tracing ? await startTracing() : undefined;
   const petstore = await openPetstore(config, logger, tracing);
-  const { state } = petstore;
-  const firstApiKey = await createFirstKey(state.apiKeys);
+  const { stores } = petstore;
+  const firstApiKey = await createFirstKey(stores.apiKeys);
 
   const server = createServer(listenerFor(petstore, logger, options));
   server.on('clientError', answerMalformedRequest);
@@ -103,7 +103,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   try {
     await listen(server, config.port, config.host);
   } catch (error) {
-    await state.close();
+    await stores.close();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -122,13 +122,13 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
     url: `http://${host}:${port}`,
     port,
     metricsUrl: metricsServer && `http://${host}:${metricsServer.port}/metrics`,
-    db: state.db,
+    db: stores.db,
     firstApiKey,
     close: async () => {
       await metricsServer?.close();
       await stop(server);
       await tracing?.shutdown();
-      await state.close();
+      await stores.close();
     },
   };
 };
