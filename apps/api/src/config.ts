@@ -13,9 +13,9 @@ const compilesAsProxyList = (list: string[]) => {
 };
 
 /**
- * The mean event-loop delay past which the service sheds load. Saturated by the bench (32
- * connections, every scenario), its windows' mean stays below a few milliseconds (DEVELOPERS.md);
- * past this, requests wait on each other rather than on work.
+ * The mean event-loop delay past which the service sheds load: far above what a saturated but
+ * healthy service shows (README, Overload); past it, requests wait on each
+ * other rather than on work.
  */
 export const DEFAULT_OVERLOAD_DELAY_MS = 100;
 

@@ -14,8 +14,8 @@ interface PinoInternals {
 /**
  * The one line each API request leaves, in pino's own format and through the logger's own
  * destination, written as a template instead of through `logger.info()`: pino's generic
- * serialisation and redaction cost 5.4 µs a line (3.2 µs without redaction), a tenth of a whole
- * get-by-id, where this costs well under one (DEVELOPERS.md has the measurement). The fields are
+ * serialisation and redaction are a noticeable share of a whole get-by-id, the template a small
+ * fraction of that (DEVELOPERS.md, The front door). The fields are
  * few and known: an id of plain token characters, a method Node has checked, a number, and a URL,
  * which is escaped as JSON. Every other line the service logs still goes through pino.
  */

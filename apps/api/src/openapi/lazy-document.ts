@@ -2,8 +2,9 @@ import type { DocumentServers } from './complete-document.js';
 
 /**
  * The served document, generated on its first request and kept. The generator (trpc-to-openapi and
- * zod-openapi) holds 8 MiB of a process that never serves the document; it is loaded then, not at
- * start-up. `pnpm openapi` and a test keep the committed openapi.json equal to what it generates.
+ * zod-openapi) is loaded then, not at start-up: most processes never serve the document, and its
+ * memory would be theirs for nothing. `pnpm openapi` and a test keep the committed openapi.json
+ * equal to what it generates.
  */
 export const lazyDocument = (servers: DocumentServers) => {
   let json: Promise<string> | undefined;

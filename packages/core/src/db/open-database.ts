@@ -23,7 +23,7 @@ export interface DatabaseLocation {
 
 /**
  * PostgreSQL's driver and Drizzle dialect are loaded only when a PostgreSQL database is opened: on
- * the SQLite default they would hold 7 MiB for nothing.
+ * the SQLite default their memory would be held for nothing.
  */
 export const openPostgresDatabase = async (...args: Parameters<typeof openPostgres>): Promise<Database> =>
   (await import('./postgres/open-postgres-database.js')).openPostgresDatabase(...args);

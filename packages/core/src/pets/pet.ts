@@ -54,8 +54,8 @@ export const NewPet = z
 export type NewPet = z.output<typeof NewPet>;
 
 /**
- * What the store returns. tRPC checks every result against this schema, so it only checks
- * shapes: the rules for names and ids were applied when the animal was stored.
+ * What the store returns: shapes only, for the type and the document (results are not checked
+ * again, see `resultOf`); the rules for names and ids were applied when the animal was stored.
  */
 export const Pet = z
   .strictObject({
