@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+import { test as base } from 'vitest';
+import { type TestServer, startTestServer } from './test-server.js';
+
+/**
+ * vitest's `test`, with a running service to test against.
+ *
+ * - `server`: one per test file, started when a test or a `beforeAll` first asks for it and
+ *   disposed after the file's last test, so tests that only read share one start-up.
+ * - `serverEnv`, `serverLogger`: what that server starts with. A file that needs rate limits,
+ *   metrics or CORS on overrides them at its top level: `test.override({ serverEnv: { … } })`.
+ *   vitest 4.1 refuses a file-scoped override inside `describe`, so a group of tests that needs
+ *   other settings starts its servers with `startServer`.
+ * - `startServer(env?, logger?)`: more servers, each on fresh storage, all disposed when the test
+ *   ends, whether it passed or not: for tests that need a server of their own.
+ *
+ * Suite hooks reach the file's server through this API (`test.beforeAll(({ server }) => …)`),
+ * and tables through `test.for`, since `test.each` hands its callback no fixtures.
+ */
+/** A test may dispose a server itself (shutdown is what it tests); the cleanup then waits on that. */
+const disposedOnce = (server: TestServer): TestServer => {
+  let disposing: Promise<void> | undefined;
+  return { ...server, dispose: () => (disposing ??= server.dispose()) };
+};
+
+export const test = base
+  .extend('serverEnv', { scope: 'file' }, (): NodeJS.ProcessEnv => ({}))
+  // undefined: startTestServer's own quiet logger.
+  .extend('serverLogger', { scope: 'file' }, (): Logger | undefined => undefined)
+  .extend('server', { scope: 'file' }, async ({ serverEnv, serverLogger }, { onCleanup }) => {
+    const server = await startTestServer(serverEnv, undefined, serverLogger);
+    onCleanup(() => server.dispose());
+    return server;
+  })
+  // vitest reads a fixture's dependencies from its first parameter, which must be a pattern.
+  // eslint-disable-next-line no-empty-pattern
+  .extend('startServer', ({}, { onCleanup }) => {
+    const started: TestServer[] = [];
+    onCleanup(async () => {
+      await Promise.all(started.map((server) => server.dispose()));
+    });
+    return async (env: NodeJS.ProcessEnv = {}, logger?: Logger): Promise<TestServer> => {
+      const server = disposedOnce(await startTestServer(env, undefined, logger));
+      started.push(server);
+      return server;
+    };
+  });
+
+export const it = test;
