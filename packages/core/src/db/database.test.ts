@@ -1,15 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
+import { describe, expect } from 'vitest';
+import { ENGINES } from '../testing/engines.js';
+import { testOn } from '../testing/fixtures.js';
 
 describe.each(ENGINES)('the $name database', (engine) => {
-  let opened: OpenedDatabase;
-  beforeEach(async () => {
-    opened = await engine.open();
-  });
-  afterEach(() => opened.dispose());
+  const it = testOn(engine);
 
-  it('assigns positive ids in creation order', async () => {
-    const { db } = opened;
+  it('assigns positive ids in creation order', async ({ db }) => {
     const first = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'available' });
     const second = await db.pets.insert({ name: 'Tom', categoryId: 2 ** 53 - 1, status: 'sold' });
     expect(first).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'available' });
@@ -18,18 +14,17 @@ describe.each(ENGINES)('the $name database', (engine) => {
     expect(await db.pets.findById(99)).toBeUndefined();
   });
 
-  it('gives concurrent inserts distinct ids, visible in the order they were given', async () => {
+  it('gives concurrent inserts distinct ids, visible in the order they were given', async ({ db }) => {
     const created = await Promise.all(
-      Array.from({ length: 40 }, (_, index) => opened.db.pets.insert({ name: `p${index}`, categoryId: 1, status: 'pending' })),
+      Array.from({ length: 40 }, (_, index) => db.pets.insert({ name: `p${index}`, categoryId: 1, status: 'pending' })),
     );
     const ids = created.map((pet) => pet.id);
     expect(new Set(ids).size).toBe(40);
-    const page = await opened.db.pets.page({ afterId: 0, take: 100 });
+    const page = await db.pets.page({ afterId: 0, take: 100 });
     expect(page.map((pet) => pet.id)).toEqual([...ids].sort((a, b) => a - b));
   });
 
-  it('reads pages after an id, optionally filtered by status', async () => {
-    const { db } = opened;
+  it('reads pages after an id, optionally filtered by status', async ({ db }) => {
     for (const [index, status] of (['available', 'sold', 'available', 'pending'] as const).entries()) {
       await db.pets.insert({ name: `pet ${index}`, categoryId: 1, status });
     }
@@ -40,16 +35,16 @@ describe.each(ENGINES)('the $name database', (engine) => {
     expect(ids(await db.pets.page({ afterId: 1, status: 'available', take: 10 }))).toEqual([3]);
   });
 
-  it('keeps names exactly as given, whatever their characters', async () => {
+  it('keeps names exactly as given, whatever their characters', async ({ db }) => {
     for (const name of ['🐕'.repeat(255), 'tab\there', 'Ünïcødé 名前', '\u200b zero width']) {
-      const pet = await opened.db.pets.insert({ name, categoryId: 1, status: 'available' });
-      expect((await opened.db.pets.findById(pet.id))?.name).toBe(name);
+      const pet = await db.pets.insert({ name, categoryId: 1, status: 'available' });
+      expect((await db.pets.findById(pet.id))?.name).toBe(name);
     }
   });
 
-  it('answers ping while open, and not after close', async () => {
-    await expect(opened.db.ping()).resolves.toBeUndefined();
-    await opened.db.close();
-    await expect(opened.db.ping()).rejects.toThrow();
+  it('answers ping while open, and not after close', async ({ db }) => {
+    await expect(db.ping()).resolves.toBeUndefined();
+    await db.close();
+    await expect(db.ping()).rejects.toThrow();
   });
 });
