@@ -2,6 +2,12 @@ import type { Logger } from 'pino';
 import { test as base } from 'vitest';
 import { type TestServer, startTestServer } from './test-server.js';
 
+/** A test may dispose a server itself (shutdown is what it tests); the cleanup then waits on that. */
+const disposedOnce = (server: TestServer): TestServer => {
+  let disposing: Promise<void> | undefined;
+  return { ...server, dispose: () => (disposing ??= server.dispose()) };
+};
+
 /**
  * vitest's `test`, with a running service to test against.
  *
@@ -17,12 +23,6 @@ import { type TestServer, startTestServer } from './test-server.js';
  * Suite hooks reach the file's server through this API (`test.beforeAll(({ server }) => …)`),
  * and tables through `test.for`, since `test.each` hands its callback no fixtures.
  */
-/** A test may dispose a server itself (shutdown is what it tests); the cleanup then waits on that. */
-const disposedOnce = (server: TestServer): TestServer => {
-  let disposing: Promise<void> | undefined;
-  return { ...server, dispose: () => (disposing ??= server.dispose()) };
-};
-
 export const test = base
   .extend('serverEnv', { scope: 'file' }, (): NodeJS.ProcessEnv => ({}))
   // undefined: startTestServer's own quiet logger.
@@ -32,8 +32,7 @@ export const test = base
     onCleanup(() => server.dispose());
     return server;
   })
-  // vitest reads a fixture's dependencies from its first parameter, which must be a pattern.
-  // eslint-disable-next-line no-empty-pattern
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
   .extend('startServer', ({}, { onCleanup }) => {
     const started: TestServer[] = [];
     onCleanup(async () => {
