@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.dispose());
-
 describe('a key whose checksum fails', () => {
-  it('is refused 401 on both transports, with the challenge, while the real key works', async () => {
+  it('is refused 401 on both transports, with the challenge, while the real key works', async ({ server }) => {
     const real = server.apiKey;
     const mistyped = real.slice(0, 20) + (real[20] === 'x' ? 'y' : 'x') + real.slice(21);
     for (const key of [mistyped, `pst_0123456789ab_${'a'.repeat(49)}`]) {

@@ -1,12 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { type TestServer, it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
-
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.dispose();
-  server = undefined;
-});
 
 /** The live key with its secret changed: the public id finds a row, the secret does not match. */
 const wrongSecret = (key: string) => `${key.slice(0, -4)}${key.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
@@ -15,8 +9,8 @@ const guess = (running: TestServer, headers: Record<string, string> = {}, path =
   call(running, path, { key: wrongSecret(running.apiKey), headers });
 
 describe('failed authentication, throttled per client address', () => {
-  it('answers 401 with the address quota, then 429 with Retry-After once it is spent', async () => {
-    const running = (server = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '5' }));
+  it('answers 401 with the address quota, then 429 with Retry-After once it is spent', async ({ startServer }) => {
+    const running = await startServer({ AUTH_FAILURES_PER_MINUTE: '5' });
     for (let attempt = 0; attempt < 5; attempt++) {
       const refused = await guess(running);
       await expectError(refused, 401, 'UNAUTHORIZED');
@@ -34,14 +28,14 @@ describe('failed authentication, throttled per client address', () => {
     expect((await call(running, '/v1/pets')).status).toBe(200);
   });
 
-  it('does not believe X-Forwarded-For unless TRUST_PROXY names the proxy', async () => {
-    const running = (server = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '2' }));
+  it('does not believe X-Forwarded-For unless TRUST_PROXY names the proxy', async ({ startServer }) => {
+    const running = await startServer({ AUTH_FAILURES_PER_MINUTE: '2' });
     for (const client of ['203.0.113.1', '203.0.113.2']) await expectError(await guess(running, { 'X-Forwarded-For': client }), 401, 'UNAUTHORIZED');
     await expectError(await guess(running, { 'X-Forwarded-For': '203.0.113.3' }), 429, 'TOO_MANY_REQUESTS');
   });
 
-  it('counts each client behind a trusted proxy on its own', async () => {
-    const running = (server = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '2', TRUST_PROXY: 'loopback' }));
+  it('counts each client behind a trusted proxy on its own', async ({ startServer }) => {
+    const running = await startServer({ AUTH_FAILURES_PER_MINUTE: '2', TRUST_PROXY: 'loopback' });
     for (const client of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
       await expectError(await guess(running, { 'X-Forwarded-For': client }), 401, 'UNAUTHORIZED');
     }
@@ -49,8 +43,8 @@ describe('failed authentication, throttled per client address', () => {
     await expectError(await guess(running, { 'X-Forwarded-For': '203.0.113.1' }), 429, 'TOO_MANY_REQUESTS');
   });
 
-  it('defaults to 60 failures a minute', async () => {
-    const running = (server = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '' }));
+  it('defaults to 60 failures a minute', async ({ startServer }) => {
+    const running = await startServer({ AUTH_FAILURES_PER_MINUTE: '' });
     expect((await guess(running)).headers.get('ratelimit-policy')).toBe('"per-address";q=60;w=60');
   });
 });

@@ -1,13 +1,7 @@
 import { createApiKeys } from '@petstore/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_MOUNT, type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { TEST_MOUNT, type TestServer, it } from '../src/testing/index.js';
 import { call, expectError, rawRequest } from './support/http.js';
-
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.dispose());
 
 describe('the API key comes first', () => {
   // Each of these is wrong in some other way too; without a valid key, only the key is reported.
@@ -24,17 +18,17 @@ describe('the API key comes first', () => {
     ['a wrong method', '/v1/pets', { method: 'DELETE' }],
   ];
 
-  it.each(requests)('refuses %s without a key with 401', async (_, path, options) => {
+  it.for(requests)('refuses %s without a key with 401', async ([, path, options], { server }) => {
     const body = await expectError(await call(server, path, { ...options, key: null }), 401, 'UNAUTHORIZED');
     expect(body.message).toMatch(/Missing API key/);
   });
 
-  it.each(requests)('refuses %s with a wrong key with 401', async (_, path, options) => {
+  it.for(requests)('refuses %s with a wrong key with 401', async ([, path, options], { server }) => {
     const body = await expectError(await call(server, path, { ...options, key: 'pst_000000000000_nope' }), 401, 'UNAUTHORIZED');
     expect(body.message).toBe('Invalid API key.');
   });
 
-  it('refuses an oversized body without a key with 401, not 413', async () => {
+  it('refuses an oversized body without a key with 401, not 413', async ({ server }) => {
     const response = await rawRequest(server.url, {
       path: '/v1/pets',
       headers: { 'Content-Type': 'application/json' },
@@ -46,27 +40,27 @@ describe('the API key comes first', () => {
 });
 
 describe('the Authorization header', () => {
-  const withHeader = (authorization: string) =>
+  const withHeader = (server: TestServer, authorization: string) =>
     call(server, '/v1/pets', { key: null, headers: { Authorization: authorization } });
 
-  it.each(['Bearer', 'bearer', 'BEARER', 'bEaReR'])('accepts the scheme spelt %s', async (scheme) => {
-    expect((await withHeader(`${scheme} ${server.apiKey}`)).status).toBe(200);
+  it.for(['Bearer', 'bearer', 'BEARER', 'bEaReR'])('accepts the scheme spelt %s', async (scheme, { server }) => {
+    expect((await withHeader(server, `${scheme} ${server.apiKey}`)).status).toBe(200);
   });
 
-  it.each([
-    ['another scheme', () => `Basic ${server.apiKey}`],
-    ['no scheme', () => server.apiKey],
+  it.for<[string, (key: string) => string]>([
+    ['another scheme', (key) => `Basic ${key}`],
+    ['no scheme', (key) => key],
     ['no key', () => 'Bearer'],
-    ['a key with a character added', () => `Bearer ${server.apiKey}x`],
-    ['a prefix of the key', () => `Bearer ${server.apiKey.slice(0, -1)}`],
-    ['the key in another case', () => `Bearer ${server.apiKey.toUpperCase()}`],
-    ['two keys', () => `Bearer ${server.apiKey} ${server.apiKey}`],
-    ['the key quoted', () => `Bearer "${server.apiKey}"`],
-  ])('refuses %s', async (_, header) => {
-    await expectError(await withHeader(header()), 401, 'UNAUTHORIZED');
+    ['a key with a character added', (key) => `Bearer ${key}x`],
+    ['a prefix of the key', (key) => `Bearer ${key.slice(0, -1)}`],
+    ['the key in another case', (key) => `Bearer ${key.toUpperCase()}`],
+    ['two keys', (key) => `Bearer ${key} ${key}`],
+    ['the key quoted', (key) => `Bearer "${key}"`],
+  ])('refuses %s', async ([, header], { server }) => {
+    await expectError(await withHeader(server, header(server.apiKey)), 401, 'UNAUTHORIZED');
   });
 
-  it('refuses a revoked key at once', async () => {
+  it('refuses a revoked key at once', async ({ server }) => {
     const keys = createApiKeys(server.db.apiKeys);
     const { token } = await keys.create('short-lived');
     expect((await call(server, '/v1/pets', { key: token })).status).toBe(200);
@@ -79,7 +73,7 @@ describe('the Authorization header', () => {
 describe('what needs no key', () => {
   // Health belongs to the service's own app: a host app that mounts the API has its own.
   const open = TEST_MOUNT === 'express' ? ['/v1/openapi.json'] : ['/v1/openapi.json', '/healthz', '/readyz'];
-  it.each(open)('serves %s without a key', async (path) => {
+  it.for(open)('serves %s without a key', async (path, { server }) => {
     const response = await call(server, path, { key: null });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -87,14 +81,14 @@ describe('what needs no key', () => {
 });
 
 describe('the tRPC endpoint', () => {
-  it('refuses a call without a key with 401 and the bearer challenge', async () => {
+  it('refuses a call without a key with 401 and the bearer challenge', async ({ server }) => {
     const response = await call(server, '/trpc/listPets', { key: null });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="petstore"');
     expect(await response.json()).toMatchObject({ error: { data: { code: 'UNAUTHORIZED', httpStatus: 401 } } });
   });
 
-  it('serves the same procedures with the same key', async () => {
+  it('serves the same procedures with the same key', async ({ server }) => {
     const response = await call(server, '/trpc/listPets');
     expect(response.status).toBe(200);
     // Over tRPC a page carries its own cursor (the shape tRPC's infinite queries read).

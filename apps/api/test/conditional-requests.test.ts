@@ -1,23 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { type TestServer, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
-
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.dispose();
-  server = undefined;
-});
 
 const remaining = (response: Response) => Number(/;r=(\d+);/.exec(response.headers.get('ratelimit') ?? '')?.[1]);
 
 const create = (running: TestServer, name: string) => call(running, '/v1/pets', { method: 'POST', json: { name, categoryId: 1 } });
 
 describe('conditional GETs', () => {
-  it.each([
+  it.for<[string, string]>([
     ['an animal', '/v1/pets/1'],
     ['a page', '/v1/pets?limit=5'],
-  ])('answer %s again with 304 and no body while its ETag is current, without spending the quota', async (_, path) => {
-    const running = (server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '50' }));
+  ])('answer %s again with 304 and no body while its ETag is current, without spending the quota', async ([, path], { startServer }) => {
+    const running = await startServer({ RATE_LIMIT_PER_MINUTE: '50' });
     await create(running, 'Rex');
     const first = await call(running, path);
     const tag = first.headers.get('etag');
@@ -38,8 +32,8 @@ describe('conditional GETs', () => {
     expect(remaining(stale)).toBe(left - 1);
   });
 
-  it('gives a page a new tag once a create changes it', async () => {
-    const running = (server = await startTestServer());
+  it('gives a page a new tag once a create changes it', async ({ startServer }) => {
+    const running = await startServer();
     await create(running, 'Rex');
     const before = await call(running, '/v1/pets?limit=2');
     const tag = before.headers.get('etag') ?? '';
@@ -50,8 +44,8 @@ describe('conditional GETs', () => {
     expect(await after.json()).toHaveLength(2);
   });
 
-  it('gives a full page a new tag once an animal after it gives it a next page', async () => {
-    const running = (server = await startTestServer());
+  it('gives a full page a new tag once an animal after it gives it a next page', async ({ startServer }) => {
+    const running = await startServer();
     await create(running, 'Rex');
     const alone = await call(running, '/v1/pets?limit=1');
     expect(alone.headers.get('link')).toBeNull();
@@ -62,8 +56,8 @@ describe('conditional GETs', () => {
     expect(again.headers.get('link')).toMatch(/rel="next"/);
   });
 
-  it('sends no ETag with a create', async () => {
-    const running = (server = await startTestServer());
+  it('sends no ETag with a create', async ({ startServer }) => {
+    const running = await startServer();
     expect((await create(running, 'Rex')).headers.get('etag')).toBeNull();
   });
 });

@@ -1,17 +1,11 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { type TestServer, it } from '../src/testing/index.js';
 import { expectError, petsCount, rawRequest } from './support/http.js';
-
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.dispose());
 
 const rex = Buffer.from(JSON.stringify({ name: 'Rex', categoryId: 1 }));
 
-const post = (path: string, encoding: string, body: Buffer) =>
+const post = (server: TestServer, path: string, encoding: string, body: Buffer) =>
   rawRequest(server.url, {
     path,
     headers: { Authorization: `Bearer ${server.apiKey}`, 'Content-Type': 'application/json', 'Content-Encoding': encoding, 'Content-Length': String(body.length) },
@@ -24,45 +18,45 @@ const errorOf = (answer: { status: number; body: string }, path: string) => {
 };
 
 describe.each(['/v1/pets', '/trpc/createPet'])('a body with a Content-Encoding, on %s', (path) => {
-  it.each([
+  it.for<[string, (body: Buffer) => Buffer]>([
     ['gzip', gzipSync],
     ['x-gzip', gzipSync],
     ['deflate', deflateSync],
     ['br', brotliCompressSync],
     ['identity', (body: Buffer) => body],
-  ])('is read when it really is %s', async (encoding, compress) => {
+  ])('is read when it really is %s', async ([encoding, compress], { server }) => {
     const before = await petsCount(server);
-    const answer = await post(path, encoding, compress(rex));
+    const answer = await post(server, path, encoding, compress(rex));
     expect(answer.status).toBe(path.startsWith('/trpc') ? 200 : 201);
     expect(await petsCount(server)).toBe(before + 1);
   });
 
-  it.each([
+  it.for<[string, string, Buffer]>([
     ['gzip, but plain JSON', 'gzip', rex],
     ['br, but plain JSON', 'br', rex],
     ['deflate, but gzip', 'deflate', gzipSync(rex)],
     ['gzip, cut short', 'gzip', gzipSync(rex).subarray(0, 12)],
     ['gzip, of something that is not JSON', 'gzip', gzipSync(Buffer.from('not json'))],
-  ])('is refused with 400 when it says %s, and nothing is stored', async (_, encoding, body) => {
+  ])('is refused with 400 when it says %s, and nothing is stored', async ([, encoding, body], { server }) => {
     const before = await petsCount(server);
-    expect(errorOf(await post(path, encoding, body), path)).toEqual({ status: 400, code: 'BAD_REQUEST' });
+    expect(errorOf(await post(server, path, encoding, body), path)).toEqual({ status: 400, code: 'BAD_REQUEST' });
     expect(await petsCount(server)).toBe(before);
   });
 
-  it.each(['compress', 'zstd', 'gzip, br', 'unheard-of'])('is refused with 415 when it is %s, an encoding the service does not take', async (encoding) => {
-    expect(errorOf(await post(path, encoding, rex), path)).toEqual({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+  it.for(['compress', 'zstd', 'gzip, br', 'unheard-of'])('is refused with 415 when it is %s, an encoding the service does not take', async (encoding, { server }) => {
+    expect(errorOf(await post(server, path, encoding, rex), path)).toEqual({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 
-  it('is refused with 413 when it inflates past the limit, however small it was sent', async () => {
+  it('is refused with 413 when it inflates past the limit, however small it was sent', async ({ server }) => {
     const bomb = gzipSync(Buffer.from(JSON.stringify({ name: 'x'.repeat(1_000_000), categoryId: 1 })));
     expect(bomb.length).toBeLessThan(64 * 1024);
-    expect(errorOf(await post(path, 'gzip', bomb), path)).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(errorOf(await post(server, path, 'gzip', bomb), path)).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
   });
 });
 
 describe('the REST Error body for an encoding problem', () => {
-  it('says what is wrong', async () => {
-    const answer = await post('/v1/pets', 'gzip', rex);
+  it('says what is wrong', async ({ server }) => {
+    const answer = await post(server, '/v1/pets', 'gzip', rex);
     const response = new Response(answer.body, { status: answer.status, headers: { 'content-type': 'application/json' } });
     const body = await expectError(response, 400, 'BAD_REQUEST');
     expect(body.message).toBe('The body is not valid gzip data.');
