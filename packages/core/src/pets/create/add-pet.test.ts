@@ -1,8 +1,8 @@
 import { TRPCError } from '@trpc/server';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../../db/database.js';
+import { describe, expect } from 'vitest';
 import type { NewPet } from '../pet.js';
-import { ENGINES, type OpenedDatabase } from '../../testing/engines.js';
+import { ENGINES } from '../../testing/engines.js';
+import { testOn } from '../../testing/fixtures.js';
 import { addPet } from './add-pet.js';
 import { IDEMPOTENCY_WINDOW_MS, idempotencyRecordsExpireBefore } from './idempotency.js';
 
@@ -11,32 +11,25 @@ const start = new Date('2030-01-01T00:00:00Z');
 const second = 1_000;
 
 describe.each(ENGINES)('addPet on $name', (engine) => {
-  let opened: OpenedDatabase;
-  let db: Database;
-  beforeEach(async () => {
-    opened = await engine.open();
-    db = opened.db;
-  });
-  afterEach(() => opened.dispose());
+  const it = testOn(engine)
+    .extend('count', ({ db }) => async () => (await db.pets.page({ afterId: 0, take: 1000 })).length)
+    .extend('add', ({ db }) => (pet: NewPet, idempotencyKey?: string, apiKeyId = 1, now = start) =>
+      addPet(db.pets, { pet, apiKeyId, idempotencyKey, now }));
 
-  const count = async () => (await db.pets.page({ afterId: 0, take: 1000 })).length;
-  const add = (pet: NewPet, idempotencyKey?: string, apiKeyId = 1, now = start) =>
-    addPet(db.pets, { pet, apiKeyId, idempotencyKey, now });
-
-  beforeEach(async () => {
+  it.beforeEach(async ({ db }) => {
     // Idempotency records belong to API keys, which must exist.
     for (const name of ['one', 'two']) {
       await db.apiKeys.insert({ name, publicId: name.padEnd(12, '0'), secretHash: '00', createdAt: start, expiresAt: null });
     }
   });
 
-  it('adds an animal each time when there is no key', async () => {
+  it('adds an animal each time when there is no key', async ({ add, count }) => {
     await add(rex);
     await add(rex);
     expect(await count()).toBe(2);
   });
 
-  it('adds once per key and replays the first result', async () => {
+  it('adds once per key and replays the first result', async ({ add, count }) => {
     const first = await add(rex, 'key-1');
     const retry = await add(rex, 'key-1');
     expect(first).toEqual({ pet: expect.objectContaining({ name: 'Rex' }), replayed: false });
@@ -44,7 +37,7 @@ describe.each(ENGINES)('addPet on $name', (engine) => {
     expect(await count()).toBe(1);
   });
 
-  it('refuses the same key with another body and adds nothing', async () => {
+  it('refuses the same key with another body and adds nothing', async ({ add, count }) => {
     await add(rex, 'key-1');
     const error = await add({ ...rex, name: 'Tom' }, 'key-1').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TRPCError);
@@ -52,20 +45,20 @@ describe.each(ENGINES)('addPet on $name', (engine) => {
     expect(await count()).toBe(1);
   });
 
-  it('keeps keys apart per API key', async () => {
+  it('keeps keys apart per API key', async ({ add, count }) => {
     await add(rex, 'shared', 1);
     expect((await add(rex, 'shared', 2)).replayed).toBe(false);
     expect(await count()).toBe(2);
   });
 
-  it('keeps a key for 24 hours to the millisecond', async () => {
+  it('keeps a key for 24 hours to the millisecond', async ({ add }) => {
     const first = await add(rex, 'key-1');
     const dayLater = new Date(start.getTime() + IDEMPOTENCY_WINDOW_MS);
     expect(await add(rex, 'key-1', 1, dayLater)).toEqual({ pet: first.pet, replayed: true });
     await expect(add({ ...rex, name: 'Tom' }, 'key-1', 1, dayLater)).rejects.toThrow(/different request body/);
   });
 
-  it('ignores a record 24 hours and one second old, prunes it, and keeps younger ones', async () => {
+  it('ignores a record 24 hours and one second old, prunes it, and keeps younger ones', async ({ db, add, count }) => {
     await add(rex, 'old');
     await add(rex, 'stale');
     await add(rex, 'young', 1, new Date(start.getTime() + 2 * second));
@@ -84,7 +77,7 @@ describe.each(ENGINES)('addPet on $name', (engine) => {
     expect(await count()).toBe(5);
   });
 
-  it('prunes expired records in batches of at most the limit', async () => {
+  it('prunes expired records in batches of at most the limit', async ({ db, add }) => {
     for (let index = 0; index < 25; index++) await add(rex, `key-${index}`, 1, new Date(start.getTime() + index * second));
     const before = new Date(start.getTime() + 20 * second);
     const batches = [];
@@ -95,14 +88,14 @@ describe.each(ENGINES)('addPet on $name', (engine) => {
     expect((await add(rex, 'key-19')).replayed).toBe(false);
   });
 
-  it('creates exactly once among concurrent requests with the same key', async () => {
+  it('creates exactly once among concurrent requests with the same key', async ({ add, count }) => {
     const results = await Promise.all(Array.from({ length: 25 }, () => add(rex, 'race')));
     expect(results.filter((result) => !result.replayed)).toHaveLength(1);
     expect(new Set(results.map((result) => result.pet.id)).size).toBe(1);
     expect(await count()).toBe(1);
   });
 
-  it.each(['', 'has space', 'ünïcode', 'x'.repeat(256)])('refuses the key %j', async (key) => {
+  it.for(['', 'has space', 'ünïcode', 'x'.repeat(256)])('refuses the key %j', async (key, { add, count }) => {
     await expect(add(rex, key)).rejects.toThrow(/Idempotency-Key must be/);
     expect(await count()).toBe(0);
   });
