@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
+import { describe, expect } from 'vitest';
+import { ENGINES } from '../testing/engines.js';
+import { testOn } from '../testing/fixtures.js';
 import { decodeCursor } from './list/cursor.js';
 import { toErrorBody } from '../error-body.js';
 import { type Context, createCallerFactory } from '../trpc.js';
@@ -9,13 +10,10 @@ import { appRouter } from '../router.js';
 const createCaller = createCallerFactory(appRouter);
 
 describe.each(ENGINES)('pet procedures on $name', (engine) => {
-  let opened: OpenedDatabase;
-  let ctx: Context;
-  beforeEach(async () => {
-    opened = await engine.open();
-    ctx = { db: opened.db, principal: { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] }, response: {} };
-  });
-  afterEach(() => opened.dispose());
+  const it = testOn(engine).extend(
+    'ctx',
+    ({ db }): Context => ({ db, principal: { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] }, response: {} }),
+  );
 
   const errorOf = async (call: Promise<unknown>) => {
     const error = await call.then(() => undefined, (caught: unknown) => caught);
@@ -23,14 +21,14 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
     return error as TRPCError;
   };
 
-  it('refuses every call without a principal, before looking at the input', async () => {
+  it('refuses every call without a principal, before looking at the input', async ({ ctx }) => {
     const caller = createCaller({ ...ctx, principal: null });
     for (const call of [caller.listPets({ limit: 0 }), caller.createPet({} as never), caller.getPet({ petId: -1 })]) {
       expect((await errorOf(call)).code).toBe('UNAUTHORIZED');
     }
   });
 
-  it('refuses a call whose scope the key lacks, before looking at the input', async () => {
+  it('refuses a call whose scope the key lacks, before looking at the input', async ({ ctx }) => {
     const reader = createCaller({ ...ctx, principal: { keyId: 1, name: 'reader', scopes: ['pets:read'] } });
     const refused = await errorOf(reader.createPet({} as never));
     expect([refused.code, refused.message]).toEqual(['FORBIDDEN', 'This API key lacks the pets:write scope.']);
@@ -42,7 +40,7 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
     expect((await writer.createPet({ name: 'Rex', categoryId: 1 })).name).toBe('Rex');
   });
 
-  it('explains an invalid input in one readable message', async () => {
+  it('explains an invalid input in one readable message', async ({ ctx }) => {
     const error = await errorOf(createCaller(ctx).createPet({ name: '', categoryId: 0 }));
     expect(toErrorBody(error)).toEqual({
       code: 'BAD_REQUEST',
@@ -51,7 +49,7 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
     });
   });
 
-  it('creates, fetches and reports a missing animal', async () => {
+  it('creates, fetches and reports a missing animal', async ({ ctx }) => {
     const caller = createCaller(ctx);
     const rex = await caller.createPet({ name: ' Rex ', categoryId: 3 });
     expect(rex).toEqual({ id: 1, name: 'Rex', categoryId: 3, status: 'available' });
@@ -60,7 +58,7 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
     expect([missing.code, missing.message]).toEqual(['NOT_FOUND', 'No animal has id 2.']);
   });
 
-  it('gives the next cursor only when another animal follows', async () => {
+  it('gives the next cursor only when another animal follows', async ({ ctx }) => {
     const caller = createCaller(ctx);
     for (const name of ['a', 'b', 'c', 'd']) await caller.createPet({ name, categoryId: 1 });
     const first = await caller.listPets({ limit: 2 });
@@ -71,7 +69,7 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
     expect(last.nextCursor).toBeNull();
   });
 
-  it('keeps the status filter on every page', async () => {
+  it('keeps the status filter on every page', async ({ ctx }) => {
     const caller = createCaller(ctx);
     for (const status of ['sold', 'available', 'sold', 'sold'] as const) {
       await caller.createPet({ name: status, categoryId: 1, status });
@@ -82,7 +80,7 @@ describe.each(ENGINES)('pet procedures on $name', (engine) => {
     expect(second).toEqual({ items: [expect.objectContaining({ id: 4 })], nextCursor: null });
   });
 
-  it('walks every page through createCaller, following nextCursor, with animals added meanwhile', async () => {
+  it('walks every page through createCaller, following nextCursor, with animals added meanwhile', async ({ ctx }) => {
     const caller = createCaller(ctx);
     for (let index = 0; index < 10; index++) await caller.createPet({ name: `p${index}`, categoryId: 1 });
     const seen: number[] = [];
