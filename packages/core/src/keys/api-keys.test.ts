@@ -1,23 +1,15 @@
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../db/database.js';
-import { ENGINES, type OpenedDatabase } from '../testing/engines.js';
+import { describe, expect } from 'vitest';
+import { ENGINES } from '../testing/engines.js';
+import { testOn } from '../testing/fixtures.js';
 import type { ApiKeyRecords } from '../db/database.js';
 import { TOKEN_PATTERN } from './api-key-token.js';
 import { type ApiKeys, createApiKeys } from './api-keys.js';
 
 describe.each(ENGINES)('API keys on $name', (engine) => {
-  let opened: OpenedDatabase;
-  let db: Database;
-  let keys: ApiKeys;
-  beforeEach(async () => {
-    opened = await engine.open();
-    db = opened.db;
-    keys = createApiKeys(db.apiKeys);
-  });
-  afterEach(() => opened.dispose());
+  const it = testOn(engine).extend('keys', ({ db }) => createApiKeys(db.apiKeys));
 
-  it('authenticates a created key and stores only its hash', async () => {
+  it('authenticates a created key and stores only its hash', async ({ db, keys }) => {
     const { key, token } = await keys.create('ci');
     expect(token).toMatch(/^pst_[0-9a-f]{12}_[0-9A-Za-z]{49}$/);
     expect(token).toMatch(TOKEN_PATTERN);
@@ -28,7 +20,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect(stored?.secretHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('refuses a key that differs in any way', async () => {
+  it('refuses a key that differs in any way', async ({ keys }) => {
     const { token } = await keys.create('ci');
     const flipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
     for (const candidate of [flipped, token.slice(0, -1), `${token}x`, ` ${token}`, token.toUpperCase(), '']) {
@@ -36,7 +28,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     }
   });
 
-  it('refuses a key whose checksum fails without reading the database', async () => {
+  it('refuses a key whose checksum fails without reading the database', async ({ db }) => {
     // The test's own storage, counting the reads authentication makes.
     let reads = 0;
     const counted: ApiKeyRecords = {
@@ -62,7 +54,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect(reads).toBe(1);
   });
 
-  it('still accepts a key issued before checksums', async () => {
+  it('still accepts a key issued before checksums', async ({ db, keys }) => {
     const legacy = 'pst_0123456789ab_' + 'Q'.repeat(40) + '-_x';
     await db.apiKeys.insert({
       name: 'old',
@@ -78,7 +70,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
   describe('rotation', () => {
     let clock: Date;
     let timed: ApiKeys;
-    beforeEach(() => {
+    it.beforeEach(({ db }) => {
       clock = new Date('2030-01-01T00:00:00Z');
       timed = createApiKeys(db.apiKeys, { now: () => clock });
     });
@@ -134,7 +126,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
       expect((await timed.list()).length).toBe(4);
     });
 
-    it('rotates once when two processes rotate at the same moment', async () => {
+    it('rotates once when two processes rotate at the same moment', async ({ db }) => {
       await timed.create('ci');
       // By id: by name, a rotation that starts after the other finished rightly rotates the new key.
       const attempts = await Promise.allSettled([timed.rotate('1'), createApiKeys(db.apiKeys, { now: () => clock }).rotate('1')]);
@@ -153,7 +145,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     });
   });
 
-  it('keeps an audit trail of creations, rotations, revocations and a rotated-in key\'s first use, in order, without secrets', async () => {
+  it('keeps an audit trail of creations, rotations, revocations and a rotated-in key\'s first use, in order, without secrets', async ({ db }) => {
     let clock = new Date('2030-01-01T00:00:00Z');
     const logged: unknown[] = [];
     const audited = createApiKeys(db.apiKeys, { now: () => clock, audit: (entry) => logged.push(entry) });
@@ -183,7 +175,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     for (const token of [created.token, rotated.token]) expect(everything).not.toContain(token.slice(17));
   });
 
-  it('refuses a revoked key at once, by name or by id', async () => {
+  it('refuses a revoked key at once, by name or by id', async ({ keys }) => {
     const byName = await keys.create('ci');
     const byId = await keys.create('deploy');
     await keys.revoke('ci');
@@ -193,13 +185,13 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect(await keys.anyExist()).toBe(true);
   });
 
-  it('creates one key of a name when several processes try at once', async () => {
+  it('creates one key of a name when several processes try at once', async ({ db, keys }) => {
     const attempts = await Promise.allSettled(Array.from({ length: 5 }, () => createApiKeys(db.apiKeys).create('first')));
     expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(1);
     expect((await keys.list()).map((key) => key.name)).toEqual(['first']);
   });
 
-  it('lets a revoked name be reused but not a live one', async () => {
+  it('lets a revoked name be reused but not a live one', async ({ keys }) => {
     await keys.create('ci');
     await expect(keys.create('ci')).rejects.toThrow(/already exists/);
     await keys.revoke('ci');
@@ -207,7 +199,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect(await keys.authenticate(token)).not.toBeNull();
   });
 
-  it('lists keys without any secret', async () => {
+  it('lists keys without any secret', async ({ keys }) => {
     const { token } = await keys.create('ci');
     const listed = await keys.list();
     expect(listed).toEqual([
@@ -226,7 +218,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     ]);
   });
 
-  it('gives a key the scopes it is created with, every scope when none is named', async () => {
+  it('gives a key the scopes it is created with, every scope when none is named', async ({ keys }) => {
     const reader = await keys.create('reader', { scopes: ['pets:read'] });
     const writer = await keys.create('writer', { scopes: ['pets:write', 'pets:write'] });
     const both = await keys.create('both', { scopes: ['pets:write', 'pets:read'] });
@@ -236,7 +228,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect((await keys.list()).map((key) => key.scopes)).toEqual([['pets:read'], ['pets:write'], ['pets:read', 'pets:write']]);
   });
 
-  it('refuses a key from the moment it expires', async () => {
+  it('refuses a key from the moment it expires', async ({ db }) => {
     let clock = new Date('2030-01-01T00:00:00Z');
     const timed = createApiKeys(db.apiKeys, { now: () => clock });
     const { token } = await timed.create('short', { expiresAt: new Date('2030-01-01T01:00:00Z') });
@@ -247,7 +239,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     await expect(timed.create('late', { expiresAt: clock })).rejects.toThrow(/in the future/);
   });
 
-  it('records the last use, at most once a minute', async () => {
+  it('records the last use, at most once a minute', async ({ db }) => {
     let clock = new Date('2030-01-01T00:00:00Z');
     const timed = createApiKeys(db.apiKeys, { now: () => clock });
     const { token } = await timed.create('used');
@@ -263,11 +255,11 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect(await lastUse()).toBe('2030-01-01T00:01:00.000Z');
   });
 
-  it.each(['', '123', 'has space', 'a'.repeat(65), 'naïve'])('refuses the name %j', async (name) => {
+  it.for(['', '123', 'has space', 'a'.repeat(65), 'naïve'])('refuses the name %j', async (name, { keys }) => {
     await expect(keys.create(name)).rejects.toThrow(/Key name/);
   });
 
-  it('reports an unknown or already revoked key on revoke', async () => {
+  it('reports an unknown or already revoked key on revoke', async ({ keys }) => {
     await expect(keys.revoke('nobody')).rejects.toThrow(/No live key/);
     const { key } = await keys.create('ci');
     await keys.revoke('ci');
