@@ -1,15 +1,9 @@
 import type { Pet } from '@petstore/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { type TestServer, it } from '../src/testing/index.js';
 import { call, expectError, petsCount, rawRequest } from './support/http.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.dispose());
-
-const post = (json: unknown) => call(server, '/v1/pets', { method: 'POST', json });
+const post = (server: TestServer, json: unknown) => call(server, '/v1/pets', { method: 'POST', json });
 
 /** A JSON body of exactly `size` bytes: a valid pet padded with spaces, which JSON ignores. */
 const bodyOfSize = (size: number) => {
@@ -18,8 +12,8 @@ const bodyOfSize = (size: number) => {
 };
 
 describe('createPet', () => {
-  it('answers 201 with the Pet, its id, and its Location', async () => {
-    const response = await post({ name: 'Rex', categoryId: 3, status: 'pending' });
+  it('answers 201 with the Pet, its id, and its Location', async ({ server }) => {
+    const response = await post(server, { name: 'Rex', categoryId: 3, status: 'pending' });
     expect(response.status).toBe(201);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const pet = (await response.json()) as Pet;
@@ -28,33 +22,33 @@ describe('createPet', () => {
     expect(await (await call(server, `/v1/pets/${pet.id}`)).json()).toEqual(pet);
   });
 
-  it('defaults status to available and stores the name trimmed', async () => {
-    const pet = (await (await post({ name: '\t Rex  ', categoryId: 1 })).json()) as Pet;
+  it('defaults status to available and stores the name trimmed', async ({ server }) => {
+    const pet = (await (await post(server, { name: '\t Rex  ', categoryId: 1 })).json()) as Pet;
     expect(pet).toMatchObject({ name: 'Rex', status: 'available' });
   });
 
-  it('gives positive ids that increase in creation order', async () => {
+  it('gives positive ids that increase in creation order', async ({ server }) => {
     const ids: number[] = [];
-    for (let index = 0; index < 5; index++) ids.push(((await (await post({ name: `p${index}`, categoryId: 1 })).json()) as Pet).id);
+    for (let index = 0; index < 5; index++) ids.push(((await (await post(server, { name: `p${index}`, categoryId: 1 })).json()) as Pet).id);
     expect(ids[0]).toBeGreaterThan(0);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(5);
   });
 
-  it('keeps any Unicode name of up to 255 code points as sent', async () => {
+  it('keeps any Unicode name of up to 255 code points as sent', async ({ server }) => {
     for (const name of ['🐕'.repeat(255), 'Ünïcødé 名前 🐈‍⬛', 'a'.repeat(255), 'tab\tand\u200bzero-width']) {
-      const response = await post({ name, categoryId: 1 });
+      const response = await post(server, { name, categoryId: 1 });
       expect(response.status).toBe(201);
       expect(((await response.json()) as Pet).name).toBe(name);
     }
   });
 
-  it('accepts categoryId up to 2^53 - 1', async () => {
-    const pet = (await (await post({ name: 'Big', categoryId: 2 ** 53 - 1 })).json()) as Pet;
+  it('accepts categoryId up to 2^53 - 1', async ({ server }) => {
+    const pet = (await (await post(server, { name: 'Big', categoryId: 2 ** 53 - 1 })).json()) as Pet;
     expect(pet.categoryId).toBe(2 ** 53 - 1);
   });
 
-  it('accepts application/json with a charset parameter', async () => {
+  it('accepts application/json with a charset parameter', async ({ server }) => {
     const response = await call(server, '/v1/pets', {
       method: 'POST',
       body: JSON.stringify({ name: 'Charset', categoryId: 1 }),
@@ -66,14 +60,14 @@ describe('createPet', () => {
 
 describe('createPet refuses bad input and stores nothing', () => {
   let before: number;
-  beforeAll(async () => {
+  it.beforeAll(async ({ server }) => {
     before = await petsCount(server);
   });
-  afterAll(async () => {
+  it.afterAll(async ({ server }) => {
     expect(await petsCount(server)).toBe(before);
   });
 
-  it.each([
+  it.for<[string, unknown, string]>([
     ['no name', { categoryId: 1 }, 'name'],
     ['no categoryId', { name: 'Rex' }, 'categoryId'],
     ['an empty name', { name: '', categoryId: 1 }, 'name'],
@@ -95,30 +89,30 @@ describe('createPet refuses bad input and stores nothing', () => {
     ['an id', { id: 7, name: 'Rex', categoryId: 1 }, '"id"'],
     ['an unknown field', { name: 'Rex', categoryId: 1, colour: 'brown' }, '"colour"'],
     ['an array', [{ name: 'Rex', categoryId: 1 }], 'JSON object'],
-  ])('refuses %s with 400', async (_, json, mentioned) => {
-    const body = await expectError(await post(json), 400, 'BAD_REQUEST');
+  ])('refuses %s with 400', async ([, json, mentioned], { server }) => {
+    const body = await expectError(await post(server, json), 400, 'BAD_REQUEST');
     expect(body.message).toContain(mentioned);
   });
 
-  it.each([
+  it.for<[string, string, string]>([
     ['malformed JSON', '{"name": "Rex",', 'The body is not valid JSON.'],
     ['a JSON string', '"Rex"', 'The body must be a JSON object, not a string.'],
     ['a number beyond any double', '{"name": "Rex", "categoryId": 1e309}', 'categoryId'],
     ['an empty body', '', 'name'],
     // Valid JSON, but not an object: said so, not called malformed.
     ['null', 'null', 'The body must be a JSON object, not null.'],
-  ])('refuses %s with 400, saying what is wrong', async (_, body, said) => {
+  ])('refuses %s with 400, saying what is wrong', async ([, body, said], { server }) => {
     const response = await call(server, '/v1/pets', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
     expect((await expectError(response, 400, 'BAD_REQUEST')).message).toContain(said);
   });
 
-  it.each([
+  it.for<[string, string | undefined]>([
     ['no Content-Type', undefined],
     ['text/plain', 'text/plain'],
     ['form encoding', 'application/x-www-form-urlencoded'],
     ['a JSON-like type', 'application/merge-patch+json'],
     ['a non-UTF charset', 'application/json; charset=latin1'],
-  ])('refuses %s with 415', async (_, contentType) => {
+  ])('refuses %s with 415', async ([, contentType], { server }) => {
     const response = await rawRequest(server.url, {
       path: '/v1/pets',
       headers: { Authorization: `Bearer ${server.apiKey}`, ...(contentType && { 'Content-Type': contentType }) },
@@ -128,19 +122,19 @@ describe('createPet refuses bad input and stores nothing', () => {
     expect(JSON.parse(response.body)).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 });
   });
 
-  const headers = () => ({ Authorization: `Bearer ${server.apiKey}`, 'Content-Type': 'application/json' });
+  const headers = (server: TestServer) => ({ Authorization: `Bearer ${server.apiKey}`, 'Content-Type': 'application/json' });
 
-  it('refuses a body one byte over 64 KiB with 413', async () => {
-    const response = await rawRequest(server.url, { path: '/v1/pets', headers: headers(), chunks: [bodyOfSize(64 * 1024 + 1)] });
+  it('refuses a body one byte over 64 KiB with 413', async ({ server }) => {
+    const response = await rawRequest(server.url, { path: '/v1/pets', headers: headers(server), chunks: [bodyOfSize(64 * 1024 + 1)] });
     expect(response.status).toBe(413);
     expect(JSON.parse(response.body)).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: expect.any(String), status: 413 });
   });
 
-  it('refuses an oversized body sent in chunks, without a length, with 413', async () => {
+  it('refuses an oversized body sent in chunks, without a length, with 413', async ({ server }) => {
     const chunk = ' '.repeat(8 * 1024);
     const response = await rawRequest(server.url, {
       path: '/v1/pets',
-      headers: headers(),
+      headers: headers(server),
       chunks: ['{"name": "Rex", "categoryId": 1', ...Array.from({ length: 9 }, () => chunk), '}'],
     });
     expect(response.status).toBe(413);
@@ -149,7 +143,7 @@ describe('createPet refuses bad input and stores nothing', () => {
 });
 
 describe('the 64 KiB limit', () => {
-  it('accepts a body of exactly 64 KiB', async () => {
+  it('accepts a body of exactly 64 KiB', async ({ server }) => {
     const response = await rawRequest(server.url, {
       path: '/v1/pets',
       headers: { Authorization: `Bearer ${server.apiKey}`, 'Content-Type': 'application/json' },

@@ -1,18 +1,16 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { afterAll, describe, expect } from 'vitest';
+import { it } from '../src/testing/index.js';
 import { launchChromium } from '../src/testing/chromium.js';
 import { call } from './support/http.js';
 import { REPO_ROOT } from './support/processes.js';
 
-let server: TestServer;
 let browser: Browser;
 let page: Page;
 const requested: string[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
+it.beforeAll(async ({ server }) => {
   await call(server, '/v1/pets', { method: 'POST', json: { name: 'Biscuit', categoryId: 2 } });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -21,10 +19,7 @@ beforeAll(async () => {
   await page.locator('.opblock').first().waitFor();
 }, 60_000);
 
-afterAll(async () => {
-  await browser.close();
-  await server.dispose();
-});
+afterAll(() => browser.close());
 
 describe('the docs page in a browser', () => {
   it('renders the three operations of the animals tag', async () => {
@@ -35,7 +30,7 @@ describe('the docs page in a browser', () => {
     await page.screenshot({ path: join(REPO_ROOT, 'docs', 'docs-page.png') });
   });
 
-  it('lists the animals through "Try it out" once a key is entered', async () => {
+  it('lists the animals through "Try it out" once a key is entered', async ({ server }) => {
     await page.locator('button.authorize').first().click();
     await page.locator('.modal-ux input[type=text]').fill(server.apiKey);
     await page.locator('.modal-ux button.authorize').click();
@@ -52,7 +47,7 @@ describe('the docs page in a browser', () => {
     await expect(row.locator('.response-col_description').innerText()).resolves.toContain('Biscuit');
   });
 
-  it('loads everything from this server: no CDN, no outside request', () => {
+  it('loads everything from this server: no CDN, no outside request', ({ server }) => {
     expect(requested.length).toBeGreaterThan(3);
     expect(requested.filter((url) => !url.startsWith(server.url))).toEqual([]);
   });

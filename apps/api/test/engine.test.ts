@@ -1,19 +1,13 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ENGINE, type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { TEST_ENGINE, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
-
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.dispose());
 
 // Each vitest project must really exercise its engine: an animal created over HTTP is looked
 // for directly in that engine's storage.
 describe(`the ${TEST_ENGINE} project`, () => {
-  it('stores what the service creates in its own engine', async () => {
+  it('stores what the service creates in its own engine', async ({ server }) => {
     const created = (await (await call(server, '/v1/pets', { method: 'POST', json: { name: 'Probe', categoryId: 7 } })).json()) as { id: number };
     let stored: unknown;
     if (TEST_ENGINE === 'postgres') {

@@ -1,25 +1,22 @@
 import type { Pet } from '@petstore/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 
-let server: TestServer;
 let rex: Pet;
-beforeAll(async () => {
-  server = await startTestServer();
+it.beforeAll(async ({ server }) => {
   rex = (await (await call(server, '/v1/pets', { method: 'POST', json: { name: 'Rex', categoryId: 2 } })).json()) as Pet;
 });
-afterAll(() => server.dispose());
 
 describe('getPet (deprecated)', () => {
-  it('returns the animal', async () => {
+  it('returns the animal', async ({ server }) => {
     const response = await call(server, `/v1/pets/${rex.id}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toEqual(rex);
   });
 
-  it('announces its deprecation, its sunset and its successor', async () => {
+  it('announces its deprecation, its sunset and its successor', async ({ server }) => {
     const response = await call(server, `/v1/pets/${rex.id}`);
     // RFC 9745: the day 1.0.0 deprecated it, 2026-11-22T00:00:00Z, in epoch seconds.
     expect(response.headers.get('deprecation')).toBe('@1795305600');
@@ -27,14 +24,14 @@ describe('getPet (deprecated)', () => {
     expect(response.headers.get('link')).toBe('</v1/pets>; rel="successor-version"');
   });
 
-  it('answers 404 with the Error body for a well-formed id with no animal', async () => {
+  it('answers 404 with the Error body for a well-formed id with no animal', async ({ server }) => {
     const body = await expectError(await call(server, '/v1/pets/987654'), 404, 'NOT_FOUND');
     expect(body.message).toContain('987654');
   });
 
-  it.each(['abc', '0', '-1', '1.5', '1e3', '0x1', '9007199254740992', '%20'])(
+  it.for(['abc', '0', '-1', '1.5', '1e3', '0x1', '9007199254740992', '%20'])(
     'refuses petId %s with 400',
-    async (petId) => {
+    async (petId, { server }) => {
       const body = await expectError(await call(server, `/v1/pets/${petId}`), 400, 'BAD_REQUEST');
       expect(body.message).toContain('petId');
     },

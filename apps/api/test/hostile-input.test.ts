@@ -1,16 +1,13 @@
 import { request } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, assertMatchesContract, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { assertMatchesContract, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
+it.beforeAll(async ({ server }) => {
   await call(server, '/v1/pets', { method: 'POST', json: { name: 'Resident', categoryId: 1 } });
 });
-afterAll(() => server.dispose());
 
 interface Hostile {
   method: string;
@@ -27,11 +24,11 @@ interface Answer {
   header(name: string): string | null;
 }
 
-const send = (hostile: Hostile) =>
+const send = (url: string, hostile: Hostile) =>
   new Promise<Answer>((resolve, reject) => {
     const search = new URLSearchParams(hostile.query).toString();
     const req = request(
-      `${server.url}${hostile.path}${search ? `?${search}` : ''}`,
+      `${url}${hostile.path}${search ? `?${search}` : ''}`,
       // A connection of its own, so one request's leftovers never become the next one's answer.
       { method: hostile.method, headers: hostile.headers, agent: false },
       (res) => {
@@ -122,38 +119,40 @@ const encodeBody = (payload: string | Buffer | undefined, encoding: string | und
   return how === 'truncated' ? compressed.subarray(0, Math.floor(compressed.length / 2)) : compressed;
 };
 
-const hostileRequest = fc
-  .record({
-    method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND'),
-    path,
-    query: fc.array(fc.tuple(queryKey, queryValue), { maxLength: 6 }),
-    authorization,
-    contentType,
-    idempotencyKey: fc.option(printable, { nil: undefined }),
-    encoding: contentEncoding,
-    encodedAs,
-    body,
-  })
-  .map(({ method, authorization: auth, contentType: type, idempotencyKey, encoding, encodedAs: how, body: payload, ...rest }): Hostile => ({
-    ...rest,
-    method,
-    // GET and HEAD carry no body, and TRACE must not (RFC 9110).
-    body: method === 'GET' || method === 'HEAD' || method === 'TRACE' ? undefined : encodeBody(payload, encoding, how),
-    headers: {
-      ...(auth !== undefined && { Authorization: auth === 'valid' ? `Bearer ${server.apiKey}` : auth }),
-      ...(type !== undefined && { 'Content-Type': type }),
-      ...(encoding !== undefined && { 'Content-Encoding': encoding }),
-      ...(idempotencyKey !== undefined && { 'Idempotency-Key': idempotencyKey }),
-    },
-  }));
+/** Requests of every kind; `apiKey` is the valid key some of them carry. */
+const hostileRequest = (apiKey: string) =>
+  fc
+    .record({
+      method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND'),
+      path,
+      query: fc.array(fc.tuple(queryKey, queryValue), { maxLength: 6 }),
+      authorization,
+      contentType,
+      idempotencyKey: fc.option(printable, { nil: undefined }),
+      encoding: contentEncoding,
+      encodedAs,
+      body,
+    })
+    .map(({ method, authorization: auth, contentType: type, idempotencyKey, encoding, encodedAs: how, body: payload, ...rest }): Hostile => ({
+      ...rest,
+      method,
+      // GET and HEAD carry no body, and TRACE must not (RFC 9110).
+      body: method === 'GET' || method === 'HEAD' || method === 'TRACE' ? undefined : encodeBody(payload, encoding, how),
+      headers: {
+        ...(auth !== undefined && { Authorization: auth === 'valid' ? `Bearer ${apiKey}` : auth }),
+        ...(type !== undefined && { 'Content-Type': type }),
+        ...(encoding !== undefined && { 'Content-Encoding': encoding }),
+        ...(idempotencyKey !== undefined && { 'Idempotency-Key': idempotencyKey }),
+      },
+    }));
 
 const RUNS = 2_500;
 
 describe('hostile input', () => {
-  it('never breaks the server: no 5xx, and every error is an Error body with its status', async () => {
+  it('never breaks the server: no 5xx, and every error is an Error body with its status', async ({ server }) => {
     await fc.assert(
-      fc.asyncProperty(hostileRequest, async (hostile) => {
-        const answer = await send(hostile);
+      fc.asyncProperty(hostileRequest(server.apiKey), async (hostile) => {
+        const answer = await send(server.url, hostile);
         expect(answer.status).toBeLessThan(500);
         const url = new URL(`${server.url}${hostile.path}`);
         if (hostile.method === 'HEAD' || url.pathname.startsWith('/docs')) return;
@@ -174,7 +173,7 @@ describe('hostile input', () => {
     // suite shares two cores. The limit stops a hung run; it does not measure speed.
   }, 120_000);
 
-  it('leaves the process unpolluted and the service answering', async () => {
+  it('leaves the process unpolluted and the service answering', async ({ server }) => {
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await call(server, '/healthz')).status).toBe(200);
