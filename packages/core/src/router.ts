@@ -1,5 +1,8 @@
 import { type Handler, router } from './trpc.js';
-import { createPet, createPetHandler, getPet, getPetHandler, listPets, listPetsHandler } from './pets/procedures.js';
+import { createPetHandler } from './pets/create/create-pet.js';
+import { getPetHandler } from './pets/get-pet.js';
+import { listPetsHandler } from './pets/list/list-pets.js';
+import { createPet, getPet, listPets } from './pets/procedures.js';
 
 const procedures = { listPets, createPet, getPet };
 

@@ -1,10 +1,10 @@
-import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { addPet } from './create/add-pet.js';
+import { createPetHandler } from './create/create-pet.js';
 import { IdempotencyKey } from './create/idempotency.js';
-import { PetPage, readPetPage } from './list/page.js';
-import { ListPetsQuery } from './list/list-query.js';
-import { GetPetParams, NewPet, Pet } from './pet.js';
+import { getPetHandler } from './get-pet.js';
+import { listPetsHandler } from './list/list-pets.js';
+import { PetPage } from './list/page.js';
+import { Pet } from './pet.js';
 import {
   DeprecationHeader,
   IdempotentReplayedHeader,
@@ -13,14 +13,14 @@ import {
   SuccessorLinkHeader,
   SunsetHeader,
 } from './response-headers.js';
-import { authedProcedure, handler, resultOf } from '../trpc.js';
+import { authedProcedure, resultOf } from '../trpc.js';
 
+/**
+ * The pet procedures and their domain meta: the scope each needs, how REST shows it (path, status,
+ * headers) and the errors it answers itself. What each one does is its handler, in its feature's
+ * room; what the transport answers on its own (401, 413, 415, 429, …) the service describes.
+ */
 const tags = ['animals'];
-
-export const listPetsHandler = handler({
-  input: ListPetsQuery,
-  resolve: async ({ ctx, input }) => readPetPage(ctx.db.pets, input),
-});
 
 export const listPets = authedProcedure
   .meta({
@@ -29,7 +29,6 @@ export const listPets = authedProcedure
     openapi: {
       method: 'GET',
       path: '/pets',
-      operationId: 'listPets',
       tags,
       summary: 'List animals',
       description:
@@ -44,20 +43,6 @@ export const listPets = authedProcedure
   .output(resultOf(PetPage))
   .query(listPetsHandler.resolve);
 
-export const createPetHandler = handler({
-  input: NewPet,
-  resolve: async ({ ctx, input }) => {
-    const { pet, replayed } = await addPet(ctx.db.pets, {
-      pet: input,
-      apiKeyId: ctx.principal.keyId,
-      idempotencyKey: ctx.idempotencyKey,
-      now: new Date(),
-    });
-    if (replayed) ctx.response.replayed = true;
-    return pet;
-  },
-});
-
 export const createPet = authedProcedure
   .meta({
     scope: 'pets:write',
@@ -65,7 +50,6 @@ export const createPet = authedProcedure
     openapi: {
       method: 'POST',
       path: '/pets',
-      operationId: 'createPet',
       tags,
       summary: 'Add an animal',
       description:
@@ -94,15 +78,6 @@ export const createPet = authedProcedure
   .output(resultOf(Pet))
   .mutation(createPetHandler.resolve);
 
-export const getPetHandler = handler({
-  input: GetPetParams,
-  resolve: async ({ ctx, input }) => {
-    const pet = await ctx.db.pets.findById(input.petId);
-    if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No animal has id ${input.petId}.` });
-    return pet;
-  },
-});
-
 export const getPet = authedProcedure
   .meta({
     scope: 'pets:read',
@@ -114,7 +89,6 @@ export const getPet = authedProcedure
     openapi: {
       method: 'GET',
       path: '/pets/{petId}',
-      operationId: 'getPet',
       tags,
       summary: 'Get an animal (deprecated)',
       description:
