@@ -72,6 +72,15 @@ const summarise = (key: ApiKeyRecord, at: Date): ApiKeySummary => ({
   rotatedFrom: key.rotatedFrom,
 });
 
+/**
+ * The key `keys rotate` or `keys revoke` names: by id any key, by name the current one (neither
+ * revoked nor replaced by a rotation).
+ */
+const findKey = (keys: ApiKeyRecord[], nameOrId: string): ApiKeyRecord | undefined =>
+  /^[0-9]+$/.test(nameOrId)
+    ? keys.find((candidate) => candidate.id === Number(nameOrId))
+    : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null && candidate.rotatedAt === null);
+
 export interface ApiKeysOptions {
   /** The clock; tests of expiry move it. */
   now?: () => Date;
@@ -120,10 +129,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
       nameOrId: string,
       { graceMs = DEFAULT_ROTATION_GRACE_MS }: { graceMs?: number } = {},
     ): Promise<{ key: ApiKeySummary; replaced: ApiKeySummary; token: string }> {
-      const keys = await records.list();
-      const old = /^[0-9]+$/.test(nameOrId)
-        ? keys.find((candidate) => candidate.id === Number(nameOrId))
-        : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null && candidate.rotatedAt === null);
+      const old = findKey(await records.list(), nameOrId);
       if (!old) throw new ApiKeyError(`No current key has the name or id "${nameOrId}".`);
       const at = now();
       const described = `Key ${old.id} ("${old.name}")`;
@@ -170,10 +176,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
 
     /** Revokes the current key with this name (not one a rotation replaced), or the key with this id. */
     async revoke(nameOrId: string): Promise<ApiKeySummary> {
-      const keys = await records.list();
-      const key = /^[0-9]+$/.test(nameOrId)
-        ? keys.find((candidate) => candidate.id === Number(nameOrId))
-        : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null && candidate.rotatedAt === null);
+      const key = findKey(await records.list(), nameOrId);
       if (!key) throw new ApiKeyError(`No live key has the name or id "${nameOrId}".`);
       const revokedAt = now();
       if (!(await records.revoke(key.id, revokedAt))) {

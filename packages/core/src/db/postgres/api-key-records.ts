@@ -1,4 +1,5 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { ApiKeyRecords } from '../database.js';
 import type { PostgresDrizzle } from './open-postgres-database.js';
 import { apiKeyEvents, apiKeys } from './schema.js';
@@ -11,6 +12,9 @@ export const apiKeyQueries = (db: PostgresDrizzle) => ({
 export const createPostgresApiKeyRecords = (db: PostgresDrizzle): ApiKeyRecords => {
   // Looked up on every authenticated request, so a named statement.
   const findByPublicId = apiKeyQueries(db).findByPublicId.prepare('api_keys_find_by_public_id');
+  /** Writes `values` on the key while `column` is still null, in one statement; false when it was not. */
+  const setWhileUnset = async (id: number, column: PgColumn, values: Partial<typeof apiKeys.$inferInsert>) =>
+    (await db.update(apiKeys).set(values).where(and(eq(apiKeys.id, id), isNull(column))).returning({ id: apiKeys.id })).length > 0;
 
   return {
     insert: async (key) => (await db.insert(apiKeys).values(key).onConflictDoNothing().returning())[0],
@@ -26,25 +30,11 @@ export const createPostgresApiKeyRecords = (db: PostgresDrizzle): ApiKeyRecords 
         if (retired.length === 0) return undefined;
         return (await tx.insert(apiKeys).values(replacement).returning())[0];
       }),
-    revoke: async (id, at) => {
-      const revoked = await db
-        .update(apiKeys)
-        .set({ revokedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-        .returning({ id: apiKeys.id });
-      return revoked.length > 0;
-    },
+    revoke: (id, at) => setWhileUnset(id, apiKeys.revokedAt, { revokedAt: at }),
     recordUse: async (id, at) => {
       await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
     },
-    recordFirstUse: async (id, at) => {
-      const used = await db
-        .update(apiKeys)
-        .set({ lastUsedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.lastUsedAt)))
-        .returning({ id: apiKeys.id });
-      return used.length > 0;
-    },
+    recordFirstUse: (id, at) => setWhileUnset(id, apiKeys.lastUsedAt, { lastUsedAt: at }),
     recordEvent: async (event) => {
       await db.insert(apiKeyEvents).values(event);
     },

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgDatabase } from 'drizzle-orm/pg-core';
 import type { IdempotentOutcome, PetRecords } from '../database.js';
@@ -7,6 +7,7 @@ import type { NewPet, Pet } from '../../pets/pet.js';
 import type { PostgresDrizzle } from './open-postgres-database.js';
 import type * as schema from './schema.js';
 import { idempotencyKeys, pets } from './schema.js';
+import { petPageQueries } from '../pet-page-queries.js';
 
 /**
  * Held for the length of each insert's transaction. Concurrent transactions would take ids in one
@@ -29,26 +30,16 @@ const idempotencyRecordQuery = (db: Queryable) =>
     .where(and(eq(idempotencyKeys.apiKeyId, sql.placeholder('apiKeyId')), eq(idempotencyKeys.key, sql.placeholder('key'))));
 
 /** Every query the pet operations run; the query-plan test checks each uses an index. */
-export const petQueries = (db: PostgresDrizzle) => {
-  const afterId = sql.placeholder('afterId');
-  const take = sql.placeholder('take');
-  return {
-    page: db.select().from(pets).where(gt(pets.id, afterId)).orderBy(asc(pets.id)).limit(take),
-    pageWithStatus: db
-      .select()
-      .from(pets)
-      .where(and(eq(pets.status, sql.placeholder('status')), gt(pets.id, afterId)))
-      .orderBy(asc(pets.id))
-      .limit(take),
-    findById: db.select().from(pets).where(eq(pets.id, sql.placeholder('id'))),
-    findIdempotencyRecord: idempotencyRecordQuery(db),
-    // A bounded batch, oldest first through the created_at index. SKIP LOCKED: rows a request is
-    // rewriting (an expired key used again) are left for the next batch instead of waited for.
-    deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
-      sql`(${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in (select ${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key} from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')} for update skip locked)`,
-    ),
-  };
-};
+export const petQueries = (db: PostgresDrizzle) => ({
+  ...petPageQueries(pets, () => db.select().from(pets)),
+  findById: db.select().from(pets).where(eq(pets.id, sql.placeholder('id'))),
+  findIdempotencyRecord: idempotencyRecordQuery(db),
+  // A bounded batch, oldest first through the created_at index. SKIP LOCKED: rows a request is
+  // rewriting (an expired key used again) are left for the next batch instead of waited for.
+  deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
+    sql`(${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in (select ${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key} from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')} for update skip locked)`,
+  ),
+});
 
 export const createPostgresPetRecords = (db: PostgresDrizzle): PetRecords => {
   const queries = petQueries(db);

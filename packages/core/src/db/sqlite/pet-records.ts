@@ -1,43 +1,34 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
 import { decideIdempotentCreate } from '../../pets/create/idempotency.js';
 import type { NewPet } from '../../pets/pet.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
 import { rawPetPage } from './raw-pet-page.js';
 import { idempotencyKeys, pets } from './schema.js';
+import { petPageQueries } from '../pet-page-queries.js';
 
 /** Every query the pet operations run; `sqlite-query-plans.test.ts` checks each uses an index. */
-export const petQueries = (db: SqliteDrizzle) => {
-  const afterId = sql.placeholder('afterId');
-  const take = sql.placeholder('take');
-  return {
-    page: db.select().from(pets).where(gt(pets.id, afterId)).orderBy(asc(pets.id)).limit(take),
-    pageWithStatus: db
-      .select()
-      .from(pets)
-      .where(and(eq(pets.status, sql.placeholder('status')), gt(pets.id, afterId)))
-      .orderBy(asc(pets.id))
-      .limit(take),
-    insert: db
-      .insert(pets)
-      .values({
-        name: sql.placeholder('name'),
-        categoryId: sql.placeholder('categoryId'),
-        status: sql.placeholder('status'),
-      })
-      .returning(),
-    findById: db.select().from(pets).where(eq(pets.id, sql.placeholder('id'))),
-    findIdempotencyRecord: db
-      .select({ fingerprint: idempotencyKeys.fingerprint, createdAt: idempotencyKeys.createdAt, pet: pets })
-      .from(idempotencyKeys)
-      .innerJoin(pets, eq(pets.id, idempotencyKeys.petId))
-      .where(and(eq(idempotencyKeys.apiKeyId, sql.placeholder('apiKeyId')), eq(idempotencyKeys.key, sql.placeholder('key')))),
-    // A bounded batch, oldest first through the created_at index: the write lock is held briefly.
-    deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
-      sql`rowid in (select rowid from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')})`,
-    ),
-  };
-};
+export const petQueries = (db: SqliteDrizzle) => ({
+  ...petPageQueries(pets, () => db.select().from(pets)),
+  insert: db
+    .insert(pets)
+    .values({
+      name: sql.placeholder('name'),
+      categoryId: sql.placeholder('categoryId'),
+      status: sql.placeholder('status'),
+    })
+    .returning(),
+  findById: db.select().from(pets).where(eq(pets.id, sql.placeholder('id'))),
+  findIdempotencyRecord: db
+    .select({ fingerprint: idempotencyKeys.fingerprint, createdAt: idempotencyKeys.createdAt, pet: pets })
+    .from(idempotencyKeys)
+    .innerJoin(pets, eq(pets.id, idempotencyKeys.petId))
+    .where(and(eq(idempotencyKeys.apiKeyId, sql.placeholder('apiKeyId')), eq(idempotencyKeys.key, sql.placeholder('key')))),
+  // A bounded batch, oldest first through the created_at index: the write lock is held briefly.
+  deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
+    sql`rowid in (select rowid from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')})`,
+  ),
+});
 
 /** Statements are prepared once: a request only binds values and steps through rows. */
 export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
