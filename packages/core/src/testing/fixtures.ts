@@ -22,6 +22,8 @@ export const test = base.extend(
   },
 );
 
+export const it = test;
+
 /**
  * `test`, plus `db`: a fresh, migrated, empty database of the engine, for the storage tests that
  * run once per engine: `describe.each(ENGINES)('… on $name', (engine) => { const it = testOn(engine); … })`.

@@ -1,4 +1,4 @@
 export { TEST_POSTGRES_URL, createScratchPostgresDatabase, type ScratchDatabase } from './scratch-postgres.js';
 export { TEST_REDIS_URL, createScratchRedisPrefix, type ScratchRedisPrefix } from './scratch-redis.js';
 export { ENGINES, type Engine, type OpenedDatabase } from './engines.js';
-export { test, testOn } from './fixtures.js';
+export { it, test, testOn } from './fixtures.js';

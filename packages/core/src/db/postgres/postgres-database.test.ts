@@ -2,23 +2,17 @@ import { readFileSync } from 'node:fs';
 import { Placeholder } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ScratchDatabase, createScratchPostgresDatabase } from '../../testing/scratch-postgres.js';
+import { describe, expect } from 'vitest';
+import { it } from '../../testing/fixtures.js';
 import { apiKeyQueries } from './api-key-records.js';
 import { type PostgresDrizzle, openPostgresDatabase } from './open-postgres-database.js';
 import { petQueries } from './pet-records.js';
 import * as schema from './schema.js';
 
-let scratch: ScratchDatabase;
-beforeEach(async () => {
-  scratch = await createScratchPostgresDatabase();
-});
-afterEach(() => scratch.drop());
-
 describe('PostgreSQL migrations', () => {
-  it('run exactly once when several instances start at the same moment', async () => {
-    const instances = await Promise.all(Array.from({ length: 5 }, () => openPostgresDatabase(scratch.url, { poolSize: 2 })));
-    const client = new pg.Client({ connectionString: scratch.url });
+  it('run exactly once when several instances start at the same moment', async ({ scratchPostgres: { url } }) => {
+    const instances = await Promise.all(Array.from({ length: 5 }, () => openPostgresDatabase(url, { poolSize: 2 })));
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     const applied = await client.query('select count(*)::int as count from drizzle.__drizzle_migrations');
     await client.end();
@@ -30,10 +24,10 @@ describe('PostgreSQL migrations', () => {
 });
 
 describe('PostgreSQL tables', () => {
-  it('never reuse the id of the newest animal, even once its row is gone', async () => {
-    const db = await openPostgresDatabase(scratch.url);
+  it('never reuse the id of the newest animal, even once its row is gone', async ({ scratchPostgres: { url } }) => {
+    const db = await openPostgresDatabase(url);
     const rex = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'sold' });
-    const client = new pg.Client({ connectionString: scratch.url });
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     // No operation deletes animals; this removes the row behind the service's back.
     await client.query('delete from pets where id = $1', [rex.id]);
@@ -46,17 +40,17 @@ describe('PostgreSQL tables', () => {
 });
 
 describe('PostgreSQL query plans', () => {
-  it.each([
+  it.for([
     ['a page of all animals', (db: PostgresDrizzle) => petQueries(db).page, /Index Scan using pets_pkey/],
     ['a page filtered by status', (db: PostgresDrizzle) => petQueries(db).pageWithStatus, /Index Scan using pets_status_id_idx/],
     ['an animal by id', (db: PostgresDrizzle) => petQueries(db).findById, /Index Scan using pets_pkey/],
     ['a key by its public id', (db: PostgresDrizzle) => apiKeyQueries(db).findByPublicId, /Index Scan using api_keys_public_id_unique/],
     ['an idempotency record', (db: PostgresDrizzle) => petQueries(db).findIdempotencyRecord, /Index Scan using idempotency_keys_api_key_id_key_pk/],
     ['expired idempotency records', (db: PostgresDrizzle) => petQueries(db).deleteExpiredIdempotencyRecords, /Index (Only )?Scan using idempotency_keys_created_at_idx/],
-  ])('reach %s through an index, without a sort', async (_, query, expected) => {
-    const opened = await openPostgresDatabase(scratch.url);
+  ] as const)('reach %s through an index, without a sort', async ([, query, expected], { scratchPostgres: { url } }) => {
+    const opened = await openPostgresDatabase(url);
     await opened.close();
-    const client = new pg.Client({ connectionString: scratch.url });
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     // Tiny tables make a sequential scan cheapest; the question is whether an index can serve.
     await client.query('set enable_seqscan = off');
