@@ -1,8 +1,9 @@
 // What a user would write instead: the same operations as plain Express 5 routes, with the same
 // zod schemas, the same key check and the same storage queries, and no tRPC or OpenAPI layer.
 import { type AddressInfo } from 'node:net';
-import { GetPetParams, ListPetsQuery, NewPet, createApiKeys, encodeCursor, openSqliteDatabase } from '@petstore/core';
+import { GetPetParams, ListPetsQuery, NewPet, createApiKeys, openSqliteDatabase } from '@petstore/core';
 import express, { type RequestHandler } from 'express';
+import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
 const db = openSqliteDatabase(databaseFile());
@@ -34,13 +35,9 @@ app.get('/v1/pets', async (req, res) => {
   }
   const { limit, status, cursor } = query.data;
   const rows = await db.pets.page({ afterId: cursor ?? 0, status, take: limit + 1 });
-  const pets = rows.slice(0, limit);
-  const last = pets.at(-1);
-  if (rows.length > limit && last) {
-    const next = new URLSearchParams({ limit: String(limit), ...(status && { status }), cursor: encodeCursor(last.id) });
-    res.setHeader('Link', `</v1/pets?${next.toString()}>; rel="next"`);
-  }
-  res.json(pets);
+  const { items, link } = peerPage(rows, query.data);
+  if (link) res.setHeader('Link', link);
+  res.json(items);
 });
 
 app.post('/v1/pets', express.json({ limit: '64kb' }), async (req, res) => {

@@ -11,7 +11,6 @@ import {
   Pet,
   Pets,
   createApiKeys,
-  encodeCursor,
   openSqliteDatabase,
 } from '@petstore/core';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
@@ -22,6 +21,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
+import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
 const db = openSqliteDatabase(databaseFile());
@@ -50,13 +50,9 @@ const pets: FastifyPluginAsyncZod = async (app) => {
   app.get('/pets', { schema: { querystring: ListPetsQuery, response: { 200: Pets, '4xx': ErrorBody } } }, async (request, reply) => {
     const { limit, status, cursor } = request.query;
     const rows = await db.pets.page({ afterId: cursor ?? 0, status, take: limit + 1 });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    if (rows.length > limit && last) {
-      const next = new URLSearchParams({ limit: String(limit), ...(status && { status }), cursor: encodeCursor(last.id) });
-      reply.header('Link', `</v1/pets?${next.toString()}>; rel="next"`);
-    }
-    return page;
+    const { items, link } = peerPage(rows, request.query);
+    if (link) reply.header('Link', link);
+    return items;
   });
 
   app.post('/pets', { schema: { body: NewPet, response: { 201: Pet, '4xx': ErrorBody } } }, async (request, reply) => {
