@@ -3,73 +3,70 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { addPet } from './add-pet.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
-import { createScratchPostgresDatabase } from '../../testing/scratch-postgres.js';
-import type { Database } from '../../db/database.js';
+import { test } from '../../testing/fixtures.js';
 import { type DatabaseLocation, openDatabase } from '../../db/open-database.js';
 
 interface Store {
   location: DatabaseLocation;
   /** The keys of the idempotency records, read behind the service's back. */
   keys(): Promise<string[]>;
-  dispose(): Promise<void>;
 }
 
-const STORES: { name: string; create(): Promise<Store> }[] = [
+/**
+ * Each engine's `test`, with a `store`: where the database lives rather than an opened one, since
+ * the pruning under test is started by openDatabase, which testOn's engines do not go through.
+ */
+const STORES = [
   {
     name: 'SQLite',
-    create: async () => {
-      const folder = mkdtempSync(join(tmpdir(), 'petstore-pruning-'));
-      const sqliteFile = join(folder, 'petstore.db');
-      return {
-        location: { sqliteFile },
-        keys: async () => {
-          const sqlite = new BetterSqlite3(sqliteFile, { readonly: true });
-          const rows = sqlite.prepare('select key from idempotency_keys order by key').all() as { key: string }[];
-          sqlite.close();
-          return rows.map((row) => row.key);
-        },
-        dispose: async () => {
+    test: test.extend(
+      'store',
+      // eslint-disable-next-line no-empty-pattern -- vitest reads the fixtures a fixture needs from this pattern
+      ({}, { onCleanup }): Store => {
+        const folder = mkdtempSync(join(tmpdir(), 'petstore-pruning-'));
+        onCleanup(() => {
           rmSync(folder, { recursive: true, force: true });
-        },
-      };
-    },
+        });
+        const sqliteFile = join(folder, 'petstore.db');
+        return {
+          location: { sqliteFile },
+          keys: async () => {
+            const sqlite = new BetterSqlite3(sqliteFile, { readonly: true });
+            const rows = sqlite.prepare('select key from idempotency_keys order by key').all() as { key: string }[];
+            sqlite.close();
+            return rows.map((row) => row.key);
+          },
+        };
+      },
+    ),
   },
   {
     name: 'PostgreSQL',
-    create: async () => {
-      const scratch = await createScratchPostgresDatabase();
-      return {
-        location: { url: scratch.url, sqliteFile: '', poolSize: 2 },
-        keys: async () => {
-          const client = new pg.Client({ connectionString: scratch.url });
-          await client.connect();
-          const { rows } = await client.query<{ key: string }>('select key from idempotency_keys order by key');
-          await client.end();
-          return rows.map((row) => row.key);
-        },
-        dispose: () => scratch.drop(),
-      };
-    },
+    test: test.extend('store', ({ scratchPostgres: { url } }): Store => ({
+      location: { url, sqliteFile: '', poolSize: 2 },
+      keys: async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        const { rows } = await client.query<{ key: string }>('select key from idempotency_keys order by key');
+        await client.end();
+        return rows.map((row) => row.key);
+      },
+    })),
   },
 ];
 
 describe.each(STORES)('a $name database opened by openDatabase', (engine) => {
-  let store: Store;
-  let db: Database;
-  beforeEach(async () => {
-    store = await engine.create();
-    db = await openDatabase({ ...store.location, pruneEveryMs: 25 });
+  const it = engine.test.extend('db', async ({ store }, { onCleanup }) => {
+    const db = await openDatabase({ ...store.location, pruneEveryMs: 25 });
+    onCleanup(() => db.close());
     await db.apiKeys.insert({ name: 'one', publicId: 'one000000000', secretHash: '00', createdAt: new Date(), expiresAt: null });
-  });
-  afterEach(async () => {
-    await db.close();
-    await store.dispose();
+    return db;
   });
 
-  it('prunes records older than 24 hours in the background, and keeps the others', async () => {
+  it('prunes records older than 24 hours in the background, and keeps the others', async ({ db, store }) => {
     const ago = (ms: number) => new Date(Date.now() - ms);
     const add = (idempotencyKey: string, now: Date) =>
       addPet(db.pets, { pet: { name: 'Rex', categoryId: 1, status: 'available' }, apiKeyId: 1, idempotencyKey, now });
