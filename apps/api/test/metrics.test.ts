@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ENGINE, type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { TEST_ENGINE, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
 
-let server: TestServer;
+// One failed authentication a minute per address: the second bad key is a 429.
+it.override({ serverEnv: { METRICS_PORT: '0', AUTH_FAILURES_PER_MINUTE: '1' } });
+
 let metricsUrl: string;
-beforeAll(async () => {
-  // One failed authentication a minute per address: the second bad key is a 429.
-  server = await startTestServer({ METRICS_PORT: '0', AUTH_FAILURES_PER_MINUTE: '1' });
+it.beforeAll(({ server }) => {
   if (!server.metricsUrl) throw new Error('METRICS_PORT is set: the server should serve /metrics');
   metricsUrl = server.metricsUrl;
 });
-afterAll(() => server.dispose());
 
 const scrape = async () => {
   const response = await fetch(metricsUrl);
@@ -38,7 +37,7 @@ const count = (text: string, method: string, route: string, status: string) =>
   sample(text, 'http_server_request_duration_seconds_count', { method, route, status }) ?? 0;
 
 describe('GET /metrics on METRICS_PORT', () => {
-  it('counts known traffic by method, route template and status', async () => {
+  it('counts known traffic by method, route template and status', async ({ server }) => {
     const before = await scrape();
     const created = await call(server, '/v1/pets', { method: 'POST', json: { name: 'Rex', categoryId: 1 }, headers: { 'Idempotency-Key': 'metrics-1' } });
     const id = ((await created.json()) as { id: number }).id;
@@ -80,7 +79,7 @@ describe('GET /metrics on METRICS_PORT', () => {
     else expect(total).toBeUndefined();
   });
 
-  it('counts a request in flight until it is answered', async () => {
+  it('counts a request in flight until it is answered', async ({ server }) => {
     // A body that is still arriving keeps its request in flight.
     const { request } = await import('node:http');
     const req = request(`${server.url}/v1/pets`, {
@@ -95,19 +94,15 @@ describe('GET /metrics on METRICS_PORT', () => {
     expect(sample(await scrape(), 'http_server_requests_in_flight')).toBe(0);
   });
 
-  it('is not served on the public port, and the metrics port serves nothing else', async () => {
+  it('is not served on the public port, and the metrics port serves nothing else', async ({ server }) => {
     const publicMetrics = await fetch(`${server.url}/metrics`);
     expect(publicMetrics.status).toBe(404);
     expect(await publicMetrics.text()).not.toMatch(/http_server_request_duration_seconds/);
     expect((await fetch(new URL('/v1/pets', metricsUrl))).status).toBe(404);
   });
 
-  it('is off without METRICS_PORT', async () => {
-    const plain = await startTestServer();
-    try {
-      expect(plain.metricsUrl).toBeUndefined();
-    } finally {
-      await plain.dispose();
-    }
+  it('is off without METRICS_PORT', async ({ startServer }) => {
+    const plain = await startServer();
+    expect(plain.metricsUrl).toBeUndefined();
   });
 });
