@@ -2,23 +2,21 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { COMMITTED_DOCUMENT_PATH, canonicalDocument } from '../src/openapi/committed-document.js';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { it } from '../src/testing/index.js';
 import { call } from './support/http.js';
 import { API_ROOT, REPO_ROOT, collect, spawnCommand } from './support/processes.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({
+it.override({
+  serverEnv: {
     PUBLIC_BASE_URL: 'https://petstore.example/v1',
     STAGING_BASE_URL: 'https://staging.petstore.example/v1',
-  });
+  },
 });
-afterAll(() => server.dispose());
 
 describe('GET /v1/openapi.json', () => {
-  it('serves the document without a key, with the servers from the environment', async () => {
+  it('serves the document without a key, with the servers from the environment', async ({ server }) => {
     const response = await call(server, '/v1/openapi.json', { key: null });
     expect(response.status).toBe(200);
     const document = (await response.json()) as { servers: unknown };
@@ -31,12 +29,12 @@ describe('GET /v1/openapi.json', () => {
 
 describe('the Error body as sent', () => {
   // `call` checks every answer against the served document, whose Error.message has a maxLength.
-  it('keeps its message within the documented maxLength for a long invalid petId (400)', async () => {
+  it('keeps its message within the documented maxLength for a long invalid petId (400)', async ({ server }) => {
     const response = await call(server, `/v1/pets/${'9'.repeat(5_000)}`);
     expect(response.status).toBe(400);
   });
 
-  it('keeps its message within the documented maxLength for a long unknown path (404)', async () => {
+  it('keeps its message within the documented maxLength for a long unknown path (404)', async ({ server }) => {
     const response = await call(server, `/v1/${'a'.repeat(5_000)}`, { method: 'UNSUBSCRIBE' });
     expect(response.status).toBe(404);
   });
@@ -44,18 +42,14 @@ describe('the Error body as sent', () => {
 
 describe('the RateLimit headers as sent', () => {
   // Checked against the served document by `call`, like every answer.
-  it('a 401 reports the quota of failed authentications from the client address, and so does the 429 once it is spent', async () => {
-    const throttled = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '1' });
-    try {
-      const refused = await call(throttled, '/v1/pets', { key: 'pst_not_a_key' });
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get('ratelimit-policy')).toBe('"per-address";q=1;w=60');
-      const spent = await call(throttled, '/v1/pets', { key: 'pst_not_a_key' });
-      expect(spent.status).toBe(429);
-      expect(spent.headers.get('ratelimit-policy')).toBe('"per-address";q=1;w=60');
-    } finally {
-      await throttled.dispose();
-    }
+  it('a 401 reports the quota of failed authentications from the client address, and so does the 429 once it is spent', async ({ startServer }) => {
+    const throttled = await startServer({ AUTH_FAILURES_PER_MINUTE: '1' });
+    const refused = await call(throttled, '/v1/pets', { key: 'pst_not_a_key' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"per-address";q=1;w=60');
+    const spent = await call(throttled, '/v1/pets', { key: 'pst_not_a_key' });
+    expect(spent.status).toBe(429);
+    expect(spent.headers.get('ratelimit-policy')).toBe('"per-address";q=1;w=60');
   });
 });
 

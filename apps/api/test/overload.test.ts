@@ -1,14 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { OVERLOAD_RETRY_AFTER_SECONDS, OVERLOAD_WINDOW_MS } from '../src/front-door/overload.js';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
-
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.dispose();
-  server = undefined;
-});
 
 /** Keeps this process's event loop busy most of the time, as a flood of work would. */
 const congest = (busyMs: number, everyMs: number) => {
@@ -24,8 +18,8 @@ const congest = (busyMs: number, everyMs: number) => {
 };
 
 describe('an overloaded event loop', () => {
-  it('sheds new requests with 503 and Retry-After, fails readiness, and recovers by itself', async () => {
-    const running = (server = await startTestServer({ OVERLOAD_DELAY_MS: '40' }));
+  it('sheds new requests with 503 and Retry-After, fails readiness, and recovers by itself', async ({ startServer }) => {
+    const running = await startServer({ OVERLOAD_DELAY_MS: '40' });
     expect((await call(running, '/v1/pets')).status).toBe(200);
 
     const release = congest(90, 100);
@@ -48,8 +42,8 @@ describe('an overloaded event loop', () => {
     expect((await call(running, '/readyz', { key: null })).status).toBe(200);
   });
 
-  it('is never refused while the loop keeps up', async () => {
-    const running = (server = await startTestServer({ OVERLOAD_DELAY_MS: '40' }));
+  it('is never refused while the loop keeps up', async ({ startServer }) => {
+    const running = await startServer({ OVERLOAD_DELAY_MS: '40' });
     const answers = await Promise.all(Array.from({ length: 200 }, () => call(running, '/v1/pets?limit=1')));
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
   });

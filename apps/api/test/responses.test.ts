@@ -1,12 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
-
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.dispose());
 
 describe('every response', () => {
   const samples: [string, string, Parameters<typeof call>[2]][] = [
@@ -22,7 +16,7 @@ describe('every response', () => {
     ['the tRPC endpoint', '/trpc/listPets', {}],
   ];
 
-  it.each(samples)('is JSON without X-Powered-By: %s', async (_, path, options) => {
+  it.for(samples)('is JSON without X-Powered-By: %s', async ([, path, options], { server }) => {
     const response = await call(server, path, options);
     expect(response.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
     expect(response.headers.get('x-powered-by')).toBeNull();
@@ -31,28 +25,28 @@ describe('every response', () => {
 });
 
 describe('errors outside the operations', () => {
-  it('answers an unknown path outside /v1 with 404, no key needed', async () => {
+  it('answers an unknown path outside /v1 with 404, no key needed', async ({ server }) => {
     await expectError(await call(server, '/nope', { key: null }), 404, 'NOT_FOUND');
   });
 
-  it('answers an unknown path under /v1 with a valid key with 404', async () => {
+  it('answers an unknown path under /v1 with a valid key with 404', async ({ server }) => {
     await expectError(await call(server, '/v1/pets/1/owner'), 404, 'NOT_FOUND');
     await expectError(await call(server, '/v1/store/orders'), 404, 'NOT_FOUND');
   });
 
-  it.each([
+  it.for<[string, string, string]>([
     ['PUT', '/v1/pets', 'GET, POST, HEAD'],
     ['DELETE', '/v1/pets/1', 'GET, HEAD'],
     ['PATCH', '/v1/pets/1', 'GET, HEAD'],
     ['POST', '/healthz', 'GET, HEAD'],
     ['DELETE', '/v1/openapi.json', 'GET, HEAD'],
-  ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {
+  ])('answers %s %s with 405 and Allow: %s', async ([method, path, allow], { server }) => {
     const response = await call(server, path, { method });
     expect(response.headers.get('allow')).toBe(allow);
     await expectError(response, 405, 'METHOD_NOT_SUPPORTED');
   });
 
-  it('answers HEAD like GET, without a body', async () => {
+  it('answers HEAD like GET, without a body', async ({ server }) => {
     const response = await call(server, '/v1/pets', { method: 'HEAD' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -61,19 +55,15 @@ describe('errors outside the operations', () => {
 });
 
 describe('when the database fails', () => {
-  it('answers 500 and 503 with the Error body and nothing about the cause', async () => {
-    const broken = await startTestServer();
-    try {
-      await broken.db.close();
-      const crash = await expectError(await call(broken, '/v1/pets'), 500, 'INTERNAL_SERVER_ERROR');
-      expect(crash.message).not.toMatch(/database|connection/i);
-      const trpc = await call(broken, '/trpc/listPets');
-      expect(trpc.status).toBe(500);
-      expect(JSON.stringify(await trpc.json())).not.toMatch(/database|connection|stack/i);
-      await expectError(await call(broken, '/readyz', { key: null }), 503, 'SERVICE_UNAVAILABLE');
-      expect((await call(broken, '/healthz', { key: null })).status).toBe(200);
-    } finally {
-      await broken.dispose();
-    }
+  it('answers 500 and 503 with the Error body and nothing about the cause', async ({ startServer }) => {
+    const broken = await startServer();
+    await broken.db.close();
+    const crash = await expectError(await call(broken, '/v1/pets'), 500, 'INTERNAL_SERVER_ERROR');
+    expect(crash.message).not.toMatch(/database|connection/i);
+    const trpc = await call(broken, '/trpc/listPets');
+    expect(trpc.status).toBe(500);
+    expect(JSON.stringify(await trpc.json())).not.toMatch(/database|connection|stack/i);
+    await expectError(await call(broken, '/readyz', { key: null }), 503, 'SERVICE_UNAVAILABLE');
+    expect((await call(broken, '/healthz', { key: null })).status).toBe(200);
   });
 });

@@ -1,19 +1,17 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { type TestServer, it } from '../src/testing/index.js';
 import { call, expectError, rawRequest } from './support/http.js';
 
 const logLines: Record<string, unknown>[] = [];
-let server: TestServer;
-beforeAll(async () => {
+it.override('serverLogger', () => {
   const collect = { write: (line: string) => logLines.push(JSON.parse(line) as Record<string, unknown>) };
-  server = await startTestServer({}, undefined, createLogger('info', collect));
+  return createLogger('info', collect);
 });
-afterAll(() => server.dispose());
 
 /** Sends bytes as they are, on a fresh connection, and returns what comes back. */
-const sendRaw = (bytes: string) =>
+const sendRaw = (server: TestServer, bytes: string) =>
   new Promise<string>((resolve, reject) => {
     const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
     let answer = '';
@@ -26,7 +24,7 @@ const sendRaw = (bytes: string) =>
   });
 
 describe('security headers', () => {
-  it.each(['/v1/pets', '/v1/nope', '/healthz', '/trpc/listPets', '/nope'])('are on %s', async (path) => {
+  it.for(['/v1/pets', '/v1/nope', '/healthz', '/trpc/listPets', '/nope'])('are on %s', async (path, { server }) => {
     const response = await call(server, path);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
@@ -34,7 +32,7 @@ describe('security headers', () => {
     expect(response.headers.get('x-powered-by')).toBeNull();
   });
 
-  it('let the docs page run its own scripts and styles, and nothing from elsewhere', async () => {
+  it('let the docs page run its own scripts and styles, and nothing from elsewhere', async ({ server }) => {
     const response = await fetch(`${server.url}/docs`);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(response.headers.get('content-security-policy')).toBe(
@@ -45,7 +43,7 @@ describe('security headers', () => {
 });
 
 describe('request ids', () => {
-  it('are generated for every response', async () => {
+  it('are generated for every response', async ({ server }) => {
     const first = (await call(server, '/v1/pets')).headers.get('x-request-id');
     const second = (await call(server, '/v1/pets', { key: null })).headers.get('x-request-id');
     expect(first).toMatch(/^[0-9a-f-]{36}$/);
@@ -53,13 +51,13 @@ describe('request ids', () => {
     expect(first).not.toBe(second);
   });
 
-  it('keep an id the client sent when it is a plain token, and replace any other', async () => {
+  it('keep an id the client sent when it is a plain token, and replace any other', async ({ server }) => {
     expect((await call(server, '/v1/pets', { headers: { 'X-Request-Id': 'trace-42.a:b' } })).headers.get('x-request-id')).toBe('trace-42.a:b');
     const replaced = (await call(server, '/v1/pets', { headers: { 'X-Request-Id': 'no spaces <allowed>' } })).headers.get('x-request-id');
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('are in the log line of every request, which never holds the key', async () => {
+  it('are in the log line of every request, which never holds the key', async ({ server }) => {
     await call(server, '/v1/pets?limit=3', { headers: { 'X-Request-Id': 'logged-1' } });
     await call(server, '/v1/pets', { key: 'pst_000000000000_wrong-key-in-a-log' });
     const line = logLines.find((entry) => entry.reqId === 'logged-1');
@@ -70,25 +68,21 @@ describe('request ids', () => {
     expect(everything).not.toMatch(/authorization/i);
   });
 
-  it('reach the error lines too', async () => {
-    const broken = await startTestServer({}, undefined, createLogger('info', { write: (line: string) => logLines.push(JSON.parse(line) as Record<string, unknown>) }));
-    try {
-      await broken.db.close();
-      await expectError(await call(broken, '/v1/pets', { headers: { 'X-Request-Id': 'crash-1' } }), 500, 'INTERNAL_SERVER_ERROR');
-      expect(logLines.filter((entry) => entry.reqId === 'crash-1' && entry.level === 50).length).toBeGreaterThan(0);
-    } finally {
-      await broken.dispose();
-    }
+  it('reach the error lines too', async ({ startServer }) => {
+    const broken = await startServer({}, createLogger('info', { write: (line: string) => logLines.push(JSON.parse(line) as Record<string, unknown>) }));
+    await broken.db.close();
+    await expectError(await call(broken, '/v1/pets', { headers: { 'X-Request-Id': 'crash-1' } }), 500, 'INTERNAL_SERVER_ERROR');
+    expect(logLines.filter((entry) => entry.reqId === 'crash-1' && entry.level === 50).length).toBeGreaterThan(0);
   });
 });
 
 describe('requests Node cannot parse', () => {
-  it.each([
+  it.for<[string, string]>([
     ['a broken request line', 'NOT HTTP AT ALL\r\n\r\n'],
     ['a control character in a header', `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\u0001b\r\n\r\n`],
     ['headers over 16 KiB', `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
-  ])('get the Error body for %s', async (_, bytes) => {
-    const answer = await sendRaw(bytes);
+  ])('get the Error body for %s', async ([, bytes], { server }) => {
+    const answer = await sendRaw(server, bytes);
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(answer).toMatch(/\r\nContent-Type: application\/json/);
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
@@ -97,8 +91,8 @@ describe('requests Node cannot parse', () => {
 });
 
 describe('shutdown', () => {
-  it('lets a request in flight finish, then stops', async () => {
-    const stopping = await startTestServer();
+  it('lets a request in flight finish, then stops', async ({ startServer }) => {
+    const stopping = await startServer();
     // One call first: the contract check then knows this server's document before it stops.
     await call(stopping, '/v1/pets');
     const body = JSON.stringify({ name: 'Last one', categoryId: 1 });

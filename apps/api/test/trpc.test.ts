@@ -1,15 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { type TestServer, it } from '../src/testing/index.js';
 import { MAX_BATCH_SIZE } from '../src/trpc/trpc-handler.js';
 import { petsCount } from './support/http.js';
-
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.dispose();
-  server = undefined;
-});
-
-const started = async (environment: NodeJS.ProcessEnv = {}) => (server = await startTestServer(environment));
 
 /** A call in tRPC's wire format, as `httpLink` and `httpBatchLink` send it. */
 const trpc = (running: TestServer, path: string, init: RequestInit = {}) =>
@@ -29,8 +21,8 @@ interface Envelope {
 }
 
 describe('/trpc batches', () => {
-  it(`answers a batch of ${MAX_BATCH_SIZE} calls, one envelope each`, async () => {
-    const running = await started();
+  it(`answers a batch of ${MAX_BATCH_SIZE} calls, one envelope each`, async ({ startServer }) => {
+    const running = await startServer();
     const response = await trpc(running, batchOf('listPets', MAX_BATCH_SIZE, { limit: 1 }));
     expect(response.status).toBe(200);
     const items = (await response.json()) as Envelope[];
@@ -38,8 +30,8 @@ describe('/trpc batches', () => {
     expect(items.every((item) => item.result !== undefined)).toBe(true);
   });
 
-  it(`refuses a batch of ${MAX_BATCH_SIZE + 1} calls with a 400 and runs none of them`, async () => {
-    const running = await started();
+  it(`refuses a batch of ${MAX_BATCH_SIZE + 1} calls with a 400 and runs none of them`, async ({ startServer }) => {
+    const running = await startServer();
     const response = await trpc(running, `${Array.from({ length: MAX_BATCH_SIZE + 1 }, () => 'createPet').join(',')}?batch=1`, {
       method: 'POST',
       body: JSON.stringify(Object.fromEntries(Array.from({ length: MAX_BATCH_SIZE + 1 }, (_, index) => [index, { name: 'Rex', categoryId: 1 }]))),
@@ -49,8 +41,8 @@ describe('/trpc batches', () => {
     expect(await petsCount(running)).toBe(0);
   });
 
-  it('spends one request of the quota per call of a batch', async () => {
-    const running = await started({ RATE_LIMIT_PER_MINUTE: '25' });
+  it('spends one request of the quota per call of a batch', async ({ startServer }) => {
+    const running = await startServer({ RATE_LIMIT_PER_MINUTE: '25' });
     const first = await trpc(running, batchOf('listPets', 10, {}));
     expect(first.headers.get('ratelimit')).toMatch(/^"per-key";r=15;t=\d+$/);
     const second = await trpc(running, batchOf('listPets', 10, {}));
@@ -63,8 +55,8 @@ describe('/trpc batches', () => {
     expect(items.map((item) => item.error?.data.code)).toEqual(Array.from({ length: 6 }, () => 'TOO_MANY_REQUESTS'));
   });
 
-  it('answers a batch whose calls end differently with 207 and each call its own envelope', async () => {
-    const running = await started();
+  it('answers a batch whose calls end differently with 207 and each call its own envelope', async ({ startServer }) => {
+    const running = await startServer();
     const response = await trpc(running, `listPets,getPet?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: {}, 1: { petId: 404 } }))}`);
     expect(response.status).toBe(207);
     const [list, missing] = (await response.json()) as Envelope[];
@@ -74,8 +66,8 @@ describe('/trpc batches', () => {
 });
 
 describe('/trpc calls', () => {
-  it('makes a create idempotent with an Idempotency-Key, as REST does', async () => {
-    const running = await started();
+  it('makes a create idempotent with an Idempotency-Key, as REST does', async ({ startServer }) => {
+    const running = await startServer();
     const create = () =>
       trpc(running, 'createPet', { method: 'POST', body: JSON.stringify({ name: 'Rex', categoryId: 1 }), headers: { 'Idempotency-Key': 'trpc-once' } });
     const first = (await (await create()).json()) as Envelope;
@@ -84,33 +76,33 @@ describe('/trpc calls', () => {
     expect(await petsCount(running)).toBe(1);
   });
 
-  it.each([
+  it.for<[string, string, RequestInit, string]>([
     ['a query sent as POST', 'listPets', { method: 'POST', body: '{}' }, 'GET'],
     ['a mutation sent as GET', 'createPet', {}, 'POST'],
-  ])('refuses %s with 405 and the method it takes', async (_, path, init, allow) => {
-    const running = await started();
+  ])('refuses %s with 405 and the method it takes', async ([, path, init, allow], { startServer }) => {
+    const running = await startServer();
     const response = await trpc(running, path, init);
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe(allow);
     expect(await response.json()).toMatchObject({ error: { data: { code: 'METHOD_NOT_SUPPORTED', httpStatus: 405 } } });
   });
 
-  it('refuses other methods with 405 in the tRPC envelope', async () => {
-    const running = await started();
+  it('refuses other methods with 405 in the tRPC envelope', async ({ startServer }) => {
+    const running = await startServer();
     const response = await trpc(running, 'listPets', { method: 'DELETE' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, POST');
     expect(await response.json()).toMatchObject({ error: { data: { code: 'METHOD_NOT_SUPPORTED', httpStatus: 405 } } });
   });
 
-  it.each([
+  it.for<[string, string, RequestInit, number, string]>([
     ['an unknown procedure', 'nope', {}, 404, 'NOT_FOUND'],
     ['input that is not JSON', 'listPets?input=%7B', {}, 400, 'PARSE_ERROR'],
     ['a body that is not JSON', 'createPet', { method: 'POST', body: '{' }, 400, 'BAD_REQUEST'],
     ['a body as text/plain', 'createPet', { method: 'POST', body: '{}', headers: { 'Content-Type': 'text/plain' } }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a body over the limit', 'createPet', { method: 'POST', body: JSON.stringify({ name: 'x'.repeat(70_000), categoryId: 1 }) }, 413, 'PAYLOAD_TOO_LARGE'],
-  ])('answers %s in the tRPC envelope with its status', async (_, path, init, status, code) => {
-    const running = await started();
+  ])('answers %s in the tRPC envelope with its status', async ([, path, init, status, code], { startServer }) => {
+    const running = await startServer();
     const response = await trpc(running, path, init);
     expect(response.status).toBe(status);
     expect(await response.json()).toMatchObject({ error: { data: { code, httpStatus: status } } });
