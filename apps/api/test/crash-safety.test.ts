@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import type { Pet } from '@petstore/core';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { type TestStorage, createTestStorage, nextPageLink } from '../src/testing/index.js';
 import { collect, spawnEntry, waitForOutput } from './support/processes.js';
 
 const CREATES = 4_000;
@@ -81,7 +81,7 @@ describe('crash safety', () => {
     while (page) {
       const response = await fetch(`${second.url}${page}`, { headers: { Authorization: `Bearer ${key}` } });
       for (const pet of (await response.json()) as Pet[]) stored.set(pet.id, pet);
-      page = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+      page = nextPageLink(response);
     }
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);

@@ -1,6 +1,6 @@
 import type { Pet } from '@petstore/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { type TestStorage, createTestStorage, nextPageLink } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 import { collect, spawnEntry } from './support/processes.js';
 import { type ServiceInstance, startInstance } from './support/service-instance.js';
@@ -55,7 +55,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     for (let page = 0; next; page++) {
       const response = await call(on(page), next);
       seen.push(...((await response.json()) as Pet[]).map((pet) => pet.id));
-      next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+      next = nextPageLink(response);
       const insert = await call(on(page + 1), '/v1/pets', { method: 'POST', json: { name: `during ${page}`, categoryId: 2 } });
       added.push(((await insert.json()) as Pet).id);
     }

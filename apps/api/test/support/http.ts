@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { ErrorBody } from '@petstore/core';
 import { expect } from 'vitest';
-import { assertMatchesContract, contractFetch } from '../../src/testing/index.js';
+import { assertMatchesContract, contractFetch, nextPageLink } from '../../src/testing/index.js';
 
 export interface CallOptions {
   method?: string;
@@ -105,7 +105,7 @@ export const petsCount = async (server: { url: string; apiKey: string }) => {
   while (next) {
     const response = await call(server, next);
     count += ((await response.json()) as unknown[]).length;
-    next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    next = nextPageLink(response);
   }
   return count;
 };

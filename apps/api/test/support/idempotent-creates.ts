@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pet } from '@petstore/core';
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
+import { nextPageLink } from '../../src/testing/index.js';
 import { call } from './http.js';
 import { type ServiceInstance, startInstance } from './service-instance.js';
 
@@ -138,7 +139,7 @@ export const allPets = async (server: { url: string; apiKey: string }): Promise<
   while (next) {
     const response = await call(server, next);
     pets.push(...((await response.json()) as Pet[]));
-    next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    next = nextPageLink(response);
   }
   return pets;
 };
