@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { test as base } from 'vitest';
 import { type TestServer, startTestServer } from './test-server.js';
+import { createTestStorage } from './test-storage.js';
 
 /** A test may dispose a server itself (shutdown is what it tests); the cleanup then waits on that. */
 const disposedOnce = (server: TestServer): TestServer => {
@@ -19,6 +20,8 @@ const disposedOnce = (server: TestServer): TestServer => {
  *   other settings starts its servers with `startServer`.
  * - `startServer(env?, logger?)`: more servers, each on fresh storage, all disposed when the test
  *   ends, whether it passed or not: for tests that need a server of their own.
+ * - `storage`: fresh storage on the project's engine, deleted after the file's last test, for
+ *   tests that run the service as a process of their own (`storage.env` points it there).
  *
  * Suite hooks reach the file's server through this API (`test.beforeAll(({ server }) => …)`),
  * and tables through `test.for`, since `test.each` hands its callback no fixtures.
@@ -43,6 +46,12 @@ export const test = base
       started.push(server);
       return server;
     };
+  })
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('storage', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const storage = await createTestStorage();
+    onCleanup(() => storage.dispose());
+    return storage;
   });
 
 export const it = test;
