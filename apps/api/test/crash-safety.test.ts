@@ -1,21 +1,15 @@
 import { Agent, request } from 'node:http';
 import type { Pet } from '@petstore/core';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestStorage, createTestStorage, nextPageLink } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { type TestStorage, it, nextPageLink } from '../src/testing/index.js';
 import { collect, spawnEntry, waitForOutput } from './support/processes.js';
 
 const CREATES = 4_000;
 const CONCURRENCY = 64;
 const KILL_AFTER_ACKS = 1_500;
 
-let storage: TestStorage;
-beforeAll(async () => {
-  storage = await createTestStorage();
-});
-afterAll(() => storage.dispose());
-
-const startService = async () => {
+const startService = async (storage: TestStorage) => {
   const child = spawnEntry('src/main.ts', [], { PORT: '0', RATE_LIMIT_PER_MINUTE: '0', ...storage.env });
   const printed = await waitForOutput(child, /"msg":"Petstore is listening"/);
   const exited = collect(child);
@@ -51,8 +45,8 @@ const post = (agent: Agent, url: string, key: string, pet: object) =>
   });
 
 describe('crash safety', () => {
-  it('keeps every acknowledged create through a SIGKILL, with the storage intact', async () => {
-    const first = await startService();
+  it('keeps every acknowledged create through a SIGKILL, with the storage intact', async ({ storage }) => {
+    const first = await startService(storage);
     const key = first.firstKey ?? '';
     const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const acknowledged = new Map<number, Pet>();
@@ -75,7 +69,7 @@ describe('crash safety', () => {
     expect((await first.exited).code).toBeNull(); // killed, not exited
     expect(acknowledged.size).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
 
-    const second = await startService();
+    const second = await startService(storage);
     const stored = new Map<number, Pet>();
     let page: string | undefined = '/v1/pets?limit=100';
     while (page) {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import type { Pet } from '@petstore/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ENGINE, type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { afterAll, describe, expect } from 'vitest';
+import { TEST_ENGINE, it } from '../src/testing/index.js';
 import { expectError, call } from './support/http.js';
 import { type ServiceInstance, Tally, startInstance } from './support/service-instance.js';
 import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
@@ -13,7 +13,6 @@ const STATEMENT_TIMEOUT_MS = 2_000;
 /** The bound plus what a shared 2-core machine may add. */
 const SLOWEST_ALLOWED_MS = STATEMENT_TIMEOUT_MS + 1_500;
 
-let storage: TestStorage;
 let proxy: TcpProxy | undefined;
 let instance: ServiceInstance;
 let key: string;
@@ -34,8 +33,7 @@ const until = async (check: () => Promise<boolean>, what: string) => {
   }
 };
 
-beforeAll(async () => {
-  storage = await createTestStorage();
+it.beforeAll(async ({ storage }) => {
   const env: Record<string, string> = {
     ...storage.env,
     DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
@@ -56,7 +54,6 @@ afterAll(async () => {
   if (code !== 0) console.log(instance.output().slice(-3000));
   expect(code).toBe(0);
   await proxy?.close();
-  await storage.dispose();
   console.log(`database outage: ${JSON.stringify(figures)}`);
 });
 
@@ -119,7 +116,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('when PostgreSQL cannot be reached', 
 });
 
 describe.runIf(TEST_ENGINE === 'sqlite')('when the SQLite file cannot be written', () => {
-  it('answers creates with 503 and Retry-After, still serves reads, and takes creates again after', async () => {
+  it('answers creates with 503 and Retry-After, still serves reads, and takes creates again after', async ({ storage }) => {
     const file = storage.env.PETSTORE_DB ?? '';
     expect((await create('before')).status).toBe(201);
     const files = [file, `${file}-wal`];

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ENGINE, type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { describe, expect } from 'vitest';
+import { TEST_ENGINE, it } from '../src/testing/index.js';
 import { createUntilKilled, describeFigures, flushRedisPrefix, retryAndCheck, startService } from './support/idempotent-creates.js';
 
 const CLIENTS = 32;
@@ -8,14 +8,8 @@ const KILL_AFTER_ACKS = 300;
 // mid-load and again before the restart, as a Redis restart that keeps nothing would.
 const SETTINGS = { RATE_LIMIT_PER_MINUTE: '1000000' };
 
-let storage: TestStorage;
-beforeAll(async () => {
-  storage = await createTestStorage();
-});
-afterAll(() => storage.dispose());
-
 describe('creates with an Idempotency-Key through a SIGKILL', () => {
-  it('leave each key with exactly one animal once the unanswered ones are retried after a restart', async () => {
+  it('leave each key with exactly one animal once the unanswered ones are retried after a restart', async ({ storage }) => {
     const first = await startService({ ...storage.env, ...SETTINGS });
     const apiKey = first.printedKey ?? '';
     const load = await createUntilKilled({

@@ -1,6 +1,6 @@
 import type { Pet } from '@petstore/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { afterAll, describe, expect } from 'vitest';
+import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 import {
   type Service,
@@ -21,13 +21,11 @@ const RACERS = 20;
 // Rate limiting on, so every request goes through the Redis the tests flush.
 const SETTINGS = { RATE_LIMIT_PER_MINUTE: '1000000' };
 
-let storage: TestStorage;
 let instances: Service[];
 let apiKey: string;
 const on = (index: number) => ({ url: instances[index % instances.length]?.url ?? '', apiKey });
 
-beforeAll(async () => {
-  storage = await createTestStorage();
+it.beforeAll(async ({ storage }) => {
   instances = await Promise.all([startService({ ...storage.env, ...SETTINGS }), startService({ ...storage.env, ...SETTINGS })]);
   apiKey = instances.map((instance) => instance.printedKey).find((key) => key !== undefined) ?? '';
 }, 60_000);
@@ -35,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   // The first instance is killed by the last test.
   expect(await instances[1]?.stop()).toBe(0);
-  await storage.dispose();
 });
 
 describe('creates with one Idempotency-Key on two instances', () => {
@@ -60,7 +57,7 @@ describe('creates with one Idempotency-Key on two instances', () => {
     }
   });
 
-  it('replay on either instance after Redis has lost everything', async () => {
+  it('replay on either instance after Redis has lost everything', async ({ storage }) => {
     const create = { idempotencyKey: 'before-the-flush', body: { name: 'Kept', categoryId: 4, status: 'available' as const } };
     const [first] = await retry(on(0), [create]);
     expect(await flushRedisPrefix(storage.env)).toBeGreaterThan(0);
@@ -71,7 +68,7 @@ describe('creates with one Idempotency-Key on two instances', () => {
     ]);
   });
 
-  it('leave each key with exactly one animal when one is killed mid-load and the other gets the retries', async () => {
+  it('leave each key with exactly one animal when one is killed mid-load and the other gets the retries', async ({ storage }) => {
     const before = (await allPets(on(0))).length;
     const [victim, survivor] = instances;
     const load = await createUntilKilled({

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { afterAll, describe, expect } from 'vitest';
+import { type TestStorage, it } from '../src/testing/index.js';
 import { collect, spawnEntry } from './support/processes.js';
 import { type OwnRedis, startOwnRedis } from './support/redis-server.js';
 import { type ServiceInstance, Tally, startInstance } from './support/service-instance.js';
@@ -15,12 +15,11 @@ const REDIS_TIMEOUT_MS = 250;
 /** What a request may take on this shared 2-core machine while Redis is away: far below the 10 s it once took. */
 const SLOWEST_ALLOWED_MS = 1_000;
 
-let storage: TestStorage;
 let redis: OwnRedis;
 let instances: ServiceInstance[];
 const figures: Record<string, unknown> = { redisTimeoutMs: REDIS_TIMEOUT_MS };
 
-const newKey = async (name: string) => {
+const newKey = async (storage: TestStorage, name: string) => {
   const created = await collect(spawnEntry('src/cli/keys.ts', ['create', name], storage.env));
   return created.stdout.trimEnd().split('\n').at(-1) ?? '';
 };
@@ -41,8 +40,7 @@ const until = async (check: () => Promise<boolean>, what: string) => {
 const warnings = (instance: ServiceInstance, pattern: RegExp) =>
   instance.output().split('\n').filter((line) => line.includes('"level":40') && pattern.test(line)).length;
 
-beforeAll(async () => {
-  storage = await createTestStorage();
+it.beforeAll(async ({ storage }) => {
   redis = await startOwnRedis();
   const env = { ...storage.env, REDIS_URL: redis.url, REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS), RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE) };
   instances = [await startInstance(env)];
@@ -52,23 +50,22 @@ beforeAll(async () => {
 afterAll(async () => {
   const codes = await Promise.all(instances.map((instance) => instance.stop()));
   await redis.kill();
-  await storage.dispose();
   expect(codes).toEqual([0, 0]);
   console.log(`redis outage: ${JSON.stringify(figures)}`);
 });
 
 describe('when Redis stops under two running instances', () => {
-  it('count one shared limit while Redis answers', async () => {
+  it('count one shared limit while Redis answers', async ({ storage }) => {
     const [first, second] = instances as [ServiceInstance, ServiceInstance];
-    const key = await newKey('shared-before');
+    const key = await newKey(storage, 'shared-before');
     for (let request = 0; request < 5; request++) expect((await get(first, key)).status).toBe(200);
     expect(remaining(await get(second, key))).toBe(LIMIT_PER_MINUTE - 6);
     expect(await readiness(first)).toEqual({ status: 200, body: { status: 'ok', degraded: [] } });
   });
 
-  it('answer within the bound while Redis hangs without closing its connections', async () => {
+  it('answer within the bound while Redis hangs without closing its connections', async ({ storage }) => {
     const [first] = instances as [ServiceInstance];
-    const key = await newKey('while-hung');
+    const key = await newKey(storage, 'while-hung');
     const tally = new Tally();
     redis.pause();
     try {
@@ -82,10 +79,10 @@ describe('when Redis stops under two running instances', () => {
     expect(tally.slowestMs).toBeLessThan(REDIS_TIMEOUT_MS + 500);
   });
 
-  it('serve every request, within the bound, counting each instance on its own', async () => {
+  it('serve every request, within the bound, counting each instance on its own', async ({ storage }) => {
     const [first, second] = instances as [ServiceInstance, ServiceInstance];
-    const busy = await newKey('busy');
-    const metered = await newKey('metered');
+    const busy = await newKey(storage, 'busy');
+    const metered = await newKey(storage, 'metered');
     const tally = new Tally();
     let traffic = true;
     // Traffic on both instances while Redis is killed under it.
@@ -112,7 +109,7 @@ describe('when Redis stops under two running instances', () => {
       expect(remaining(secondAnswer)).toBe(LIMIT_PER_MINUTE - 1);
 
       // Writes too.
-      const writer = await newKey('writer');
+      const writer = await newKey(storage, 'writer');
       const created = await tally.time(() =>
         fetch(`${first.url}/v1/pets`, {
           method: 'POST',
@@ -132,13 +129,13 @@ describe('when Redis stops under two running instances', () => {
     for (const instance of instances) expect(warnings(instance, /redis is not answering/)).toBe(1);
   });
 
-  it('share the limit again once Redis is back', async () => {
+  it('share the limit again once Redis is back', async ({ storage }) => {
     const [first, second] = instances as [ServiceInstance, ServiceInstance];
     await redis.restart();
     for (const instance of instances) {
       await until(async () => JSON.stringify((await readiness(instance)).body) === JSON.stringify({ status: 'ok', degraded: [] }), 'ready again');
     }
-    const key = await newKey('shared-after');
+    const key = await newKey(storage, 'shared-after');
     for (let request = 0; request < 5; request++) expect((await get(first, key)).status).toBe(200);
     expect(remaining(await get(second, key))).toBe(LIMIT_PER_MINUTE - 6);
     for (const instance of instances) expect(warnings(instance, /redis answers again/)).toBe(1);

@@ -1,6 +1,6 @@
 import type { Pet } from '@petstore/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestStorage, createTestStorage, nextPageLink } from '../src/testing/index.js';
+import { afterAll, describe, expect } from 'vitest';
+import { type TestStorage, it, nextPageLink } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 import { collect, spawnEntry } from './support/processes.js';
 import { type ServiceInstance, startInstance } from './support/service-instance.js';
@@ -9,20 +9,18 @@ import { type ServiceInstance, startInstance } from './support/service-instance.
 // (This file runs in the PostgreSQL project only; see vitest.config.ts.)
 const LIMIT_PER_MINUTE = 200;
 
-let storage: TestStorage;
 let instances: ServiceInstance[];
 let key: string;
 
-const startOne = () => startInstance({ RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE), ...storage.env });
+const startOne = (storage: TestStorage) => startInstance({ RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE), ...storage.env });
 
-const keysCli = (...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, storage.env));
+const keysCli = (storage: TestStorage, ...args: string[]) => collect(spawnEntry('src/cli/keys.ts', args, storage.env));
 const on = (index: number, apiKey = key) => ({ url: instances[index % instances.length]?.url ?? '', apiKey });
 const figures: Record<string, number> = {};
 
-beforeAll(async () => {
-  storage = await createTestStorage();
+it.beforeAll(async ({ storage }) => {
   // Started together on an empty database: migrations run once, and one of them creates the key.
-  instances = await Promise.all([startOne(), startOne()]);
+  instances = await Promise.all([startOne(storage), startOne(storage)]);
   const printed = instances.map((instance) => instance.printedKey).filter((printedKey) => printedKey !== undefined);
   expect(printed).toHaveLength(1);
   key = printed[0] ?? '';
@@ -31,7 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   const codes = await Promise.all(instances.map((instance) => instance.stop()));
   expect(codes).toEqual([0, 0]);
-  await storage.dispose();
   console.log(`multi-instance: ${JSON.stringify(figures)}`);
 });
 
@@ -66,18 +63,18 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     figures.walkedAnimals = seen.length;
   });
 
-  it('refuse, on both, a key revoked through one', async () => {
-    const created = await keysCli('create', 'short-lived');
+  it('refuse, on both, a key revoked through one', async ({ storage }) => {
+    const created = await keysCli(storage, 'create', 'short-lived');
     const shortLived = created.stdout.trimEnd().split('\n').at(-1) ?? '';
     expect((await call(on(0, shortLived), '/v1/pets')).status).toBe(200);
     expect((await call(on(1, shortLived), '/v1/pets')).status).toBe(200);
-    expect((await keysCli('revoke', 'short-lived')).code).toBe(0);
+    expect((await keysCli(storage, 'revoke', 'short-lived')).code).toBe(0);
     await expectError(await call(on(0, shortLived), '/v1/pets'), 401, 'UNAUTHORIZED');
     await expectError(await call(on(1, shortLived), '/v1/pets'), 401, 'UNAUTHORIZED');
   });
 
-  it('enforce one rate limit across both', async () => {
-    const created = await keysCli('create', 'metered');
+  it('enforce one rate limit across both', async ({ storage }) => {
+    const created = await keysCli(storage, 'create', 'metered');
     const metered = created.stdout.trimEnd().split('\n').at(-1) ?? '';
     const statuses: number[] = [];
     for (let request = 0; request < LIMIT_PER_MINUTE + 2; request++) {

@@ -1,7 +1,7 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestStorage, createTestStorage } from '../src/testing/index.js';
+import { afterAll, describe, expect } from 'vitest';
+import { it } from '../src/testing/index.js';
 import { collect, spawnEntry, waitForOutput } from './support/processes.js';
 
 interface OtlpSpan {
@@ -46,11 +46,9 @@ const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
 const TRPC_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 
-let storage: TestStorage;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let stdout = '';
-beforeAll(async () => {
-  storage = await createTestStorage();
+it.beforeAll(async ({ storage }) => {
   receiver = await startReceiver();
   const child = spawnEntry('src/main.ts', [], {
     PORT: '0',
@@ -71,10 +69,7 @@ beforeAll(async () => {
   child.kill('SIGTERM');
   stdout = printed + (await stopped).stdout;
 }, 30_000);
-afterAll(async () => {
-  await receiver.close();
-  await storage.dispose();
-});
+afterAll(() => receiver.close());
 
 describe('tracing over OTLP/HTTP', () => {
   it('continues an incoming traceparent: a server span named by its route, a procedure span, SQL spans', () => {
