@@ -3,17 +3,27 @@ import { test as base } from 'vitest';
 import { type TestServer, startTestServer } from './test-server.js';
 import { createTestStorage } from './test-storage.js';
 
-/** A test may dispose a server itself (shutdown is what it tests); the cleanup then waits on that. */
-const disposedOnce = (server: TestServer): TestServer => {
+/**
+ * What the fixtures hand out: disposing twice waits on the first (a shutdown test disposes the
+ * server itself), and after restart() it is the server running now that is disposed, once.
+ */
+const managed = (first: TestServer): TestServer => {
+  let running = first;
   let disposing: Promise<void> | undefined;
-  return { ...server, dispose: () => (disposing ??= server.dispose()) };
+  const dispose = () => (disposing ??= running.dispose());
+  const wrap = (server: TestServer): TestServer => ({
+    ...server,
+    restart: async () => wrap((running = await server.restart())),
+    dispose,
+  });
+  return wrap(first);
 };
 
 /**
  * vitest's `test`, with a running service to test against.
  *
  * - `server`: one per test file, started when a test or a `beforeAll` first asks for it and
- *   disposed after the file's last test, so tests that only read share one start-up.
+ *   disposed after the file's last test, so a file's tests share one start-up.
  * - `serverEnv`, `serverLogger`: what that server starts with. A file that needs rate limits,
  *   metrics or CORS on overrides them at its top level: `test.override({ serverEnv: { … } })`.
  *   vitest 4.1 refuses a file-scoped override inside `describe`, so a group of tests that needs
@@ -31,7 +41,7 @@ export const test = base
   // undefined: startTestServer's own quiet logger.
   .extend('serverLogger', { scope: 'file' }, (): Logger | undefined => undefined)
   .extend('server', { scope: 'file' }, async ({ serverEnv, serverLogger }, { onCleanup }) => {
-    const server = await startTestServer(serverEnv, undefined, serverLogger);
+    const server = managed(await startTestServer(serverEnv, undefined, serverLogger));
     onCleanup(() => server.dispose());
     return server;
   })
@@ -42,7 +52,7 @@ export const test = base
       await Promise.all(started.map((server) => server.dispose()));
     });
     return async (env: NodeJS.ProcessEnv = {}, logger?: Logger): Promise<TestServer> => {
-      const server = disposedOnce(await startTestServer(env, undefined, logger));
+      const server = managed(await startTestServer(env, undefined, logger));
       started.push(server);
       return server;
     };
