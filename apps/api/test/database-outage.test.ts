@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import type { Pet } from '@petstore/core';
 import { afterAll, describe, expect } from 'vitest';
 import { TEST_ENGINE, it } from '../src/testing/index.js';
-import { expectError, call } from './support/http.js';
+import { call, expectError, postJson } from './support/http.js';
 import { type ServiceInstance, Tally, startInstance } from './support/service-instance.js';
 import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
 
@@ -19,12 +19,7 @@ let key: string;
 const figures: Record<string, unknown> = { engine: TEST_ENGINE, connectTimeoutMs: CONNECT_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS };
 
 const server = () => ({ url: instance.url, apiKey: key });
-const create = (name: string) =>
-  fetch(`${instance.url}/v1/pets`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name, categoryId: 1 }),
-  });
+const create = (name: string) => postJson(`${instance.url}/v1/pets`, key, { name, categoryId: 1 });
 const until = async (check: () => Promise<boolean>, what: string) => {
   const deadline = Date.now() + 15_000;
   while (!(await check())) {
@@ -130,13 +125,7 @@ describe.runIf(TEST_ENGINE === 'sqlite')('when the SQLite file cannot be written
         expect(JSON.parse(body)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
         expect((await tally.time(() => fetch(`${instance.url}/v1/pets?limit=5`, { headers: { Authorization: `Bearer ${key}` } }))).response.status).toBe(200);
       }
-      const trpc = await tally.time(() =>
-        fetch(`${instance.url}/trpc/createPet`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
-        }),
-      );
+      const trpc = await tally.time(() => postJson(`${instance.url}/trpc/createPet`, key, { name: 'Rex', categoryId: 1 }));
       expect(trpc.response.status).toBe(503);
       expect(trpc.response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
       expect((await fetch(`${instance.url}/readyz`)).status).toBe(200);

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect } from 'vitest';
 import { type TestStorage, it } from '../src/testing/index.js';
+import { postJson } from './support/http.js';
 import { collect, spawnEntry } from './support/processes.js';
 import { type OwnRedis, startOwnRedis } from './support/redis-server.js';
 import { type ServiceInstance, Tally, startInstance } from './support/service-instance.js';
@@ -110,13 +111,7 @@ describe('when Redis stops under two running instances', () => {
 
       // Writes too.
       const writer = await newKey(storage, 'writer');
-      const created = await tally.time(() =>
-        fetch(`${first.url}/v1/pets`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${writer}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
-        }),
-      );
+      const created = await tally.time(() => postJson(`${first.url}/v1/pets`, writer, { name: 'Rex', categoryId: 1 }));
       expect(created.response.status).toBe(201);
     } finally {
       traffic = false;

@@ -109,3 +109,15 @@ export const petsCount = async (server: { url: string; apiKey: string }) => {
   }
   return count;
 };
+
+/**
+ * A JSON POST with a bearer key and plain fetch: for a service running as its own process while a
+ * fault is injected, where the answer is what the test checks and the contract check would fetch
+ * the document from the service under test.
+ */
+export const postJson = (url: string, key: string, json: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(json),
+  });
