@@ -1,7 +1,7 @@
 import { type Context, appRouter, authedProcedure, createCallerFactory, handlers } from '@petstore/core';
-import { ENGINES, type OpenedDatabase } from '@petstore/core/testing';
+import { ENGINES, testOn } from '@petstore/core/testing';
 import { TRPCError } from '@trpc/server';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callProcedure, procedureTable } from './procedure-table.js';
 
 // The transports run each procedure's handler instead of tRPC's middleware chain. That is only the
@@ -31,15 +31,7 @@ describe('the procedure table', () => {
 });
 
 describe.each(ENGINES)('a handler and its tRPC procedure on $name', (engine) => {
-  let opened: OpenedDatabase;
-  const contexts = (principal: Context['principal']): [Context, Context] => [
-    { db: opened.db, principal, response: {} },
-    { db: opened.db, principal, response: {} },
-  ];
-  beforeEach(async () => {
-    opened = await engine.open();
-  });
-  afterEach(() => opened.dispose());
+  const onEngine = testOn(engine);
 
   const outcome = (call: Promise<unknown>) =>
     call.then(
@@ -47,7 +39,7 @@ describe.each(ENGINES)('a handler and its tRPC procedure on $name', (engine) => 
       (error: unknown) => ({ error: error instanceof TRPCError ? [error.code, error.message] : String(error) }),
     );
 
-  it.each([
+  onEngine.for<[string, Record<string, unknown>]>([
     ['listPets', { limit: 2 }],
     ['listPets', { limit: 0 }],
     ['listPets', { cursor: 'nope' }],
@@ -57,7 +49,7 @@ describe.each(ENGINES)('a handler and its tRPC procedure on $name', (engine) => 
     ['getPet', { petId: 1 }],
     ['getPet', { petId: 999 }],
     ['getPet', { petId: '1' }],
-  ])('%s(%j) answers the same both ways', async (name, input) => {
+  ])('%s(%j) answers the same both ways', async ([name, input], { db }) => {
     const table = procedureTable();
     const entry = table.get(name);
     if (!entry) throw new Error(`no procedure ${name}`);
@@ -68,7 +60,10 @@ describe.each(ENGINES)('a handler and its tRPC procedure on $name', (engine) => 
       null,
     ];
     for (const principal of principals) {
-      const [viaHandler, viaTrpc] = contexts(principal);
+      const [viaHandler, viaTrpc]: [Context, Context] = [
+        { db, principal, response: {} },
+        { db, principal, response: {} },
+      ];
       const caller = createCallerFactory(appRouter)(viaTrpc) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
       const direct = await outcome(callProcedure(entry, viaHandler, input));
       const trpc = await outcome(caller[name]?.(input) ?? Promise.reject(new Error('no caller')));
