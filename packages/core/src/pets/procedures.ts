@@ -12,7 +12,7 @@ import {
   NextPageLinkHeader,
   SuccessorLinkHeader,
   SunsetHeader,
-} from './response-headers.js';
+} from './response-header-schemas.js';
 import { authedProcedure, resultOf } from '../trpc.js';
 
 /**
