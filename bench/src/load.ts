@@ -9,7 +9,19 @@ export interface LoadResult {
   p99Ms: number;
   /** Responses outside 2xx, and connection errors or timeouts: all must be 0. */
   failures: number;
+  /** What the failures were, e.g. `503 × 120, timeout × 2`; empty when there were none. */
+  failureKinds: string;
 }
+
+/** autocannon's counts by status, and its errors and timeouts, as one line of what went wrong. */
+const describeFailures = (result: autocannon.Result) =>
+  [
+    ...Object.entries(result.statusCodeStats ?? {})
+      .filter(([status]) => !status.startsWith('2'))
+      .map(([status, { count = 0 }]) => `${status} × ${String(count)}`),
+    ...(result.errors > 0 ? [`error × ${String(result.errors)}`] : []),
+    ...(result.timeouts > 0 ? [`timeout × ${String(result.timeouts)}`] : []),
+  ].join(', ');
 
 export interface LoadOptions {
   url: string;
@@ -38,6 +50,7 @@ export const load = async ({ url, cpuSeconds, apiKey, request, connections, seco
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
+    failureKinds: describeFailures(result),
   };
 };
 

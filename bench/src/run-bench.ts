@@ -118,7 +118,8 @@ try {
       for (const target of targets) {
         const result = await run(target, scenario, settings.seconds);
         runs.get(target)?.push(result);
-        process.stderr.write(`${scenario.name} | ${target.name} | round ${round}: ${Math.round(result.requestsPerSecond)} req/s\n`);
+        const failed = result.failureKinds && ` (failed: ${result.failureKinds})`;
+        process.stderr.write(`${scenario.name} | ${target.name} | round ${round}: ${Math.round(result.requestsPerSecond)} req/s${failed}\n`);
       }
     }
     samples[scenario.name] = Object.fromEntries(
