@@ -14,8 +14,8 @@ const compilesAsProxyList = (list: string[]) => {
 
 /**
  * The mean event-loop delay past which the service sheds load: far above what a saturated but
- * healthy service shows (README, Overload); past it, requests wait on each
- * other rather than on work.
+ * healthy service shows (README, Overload); past it, requests wait on each other rather than on
+ * work.
  */
 export const DEFAULT_OVERLOAD_DELAY_MS = 100;
 

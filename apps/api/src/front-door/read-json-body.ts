@@ -68,11 +68,11 @@ const describeJson = (value: unknown) => (value === null ? 'null' : Array.isArra
 
 /**
  * A request's JSON body. Any `application/json` is read (a UTF-8 `charset` included), in plain,
- * gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES, compressed or not, chunked or not, it is
- * refused as it arrives. Every client mistake is a 4xx: a corrupt or truncated compressed body is
- * 400, an encoding the service does not take is 415, malformed JSON is 400. `objectOnly` refuses
- * any JSON value other than an object (REST bodies); tRPC inputs may be any value. An empty body
- * reads as undefined.
+ * gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES, compressed or not, chunked or
+ * not, it is refused as it arrives. Every client mistake is a 4xx: a corrupt or truncated
+ * compressed body is 400, an encoding the service does not take is 415, malformed JSON is 400.
+ * `objectOnly` refuses any JSON value other than an object (REST bodies); tRPC inputs may be any
+ * value. An empty body reads as undefined.
  */
 export const readJsonBody = async (req: IncomingMessage, { objectOnly }: { objectOnly: boolean }): Promise<JsonBody> => {
   const problem = mediaTypeProblem(req.headers['content-type']);
