@@ -1,3 +1,9 @@
+/*
+ * tRPC's declarations name Disposable and AsyncDisposable, which only the esnext.disposable lib
+ * (or @types/node) declares: this brings it into any app that imports the client, so a browser
+ * app (lib ES2022 and DOM) compiles with skipLibCheck false. `preserve` keeps it in dist/index.d.ts.
+ */
+/// <reference lib="esnext.disposable" preserve="true" />
 export { createPetstoreClient, type PetstoreClient, type PetstoreClientOptions } from './create-client.js';
 export { pagesOfPets } from './pages-of-pets.js';
 export type { AppRouter, Pet, PetStatus, NewPet } from './generated/router-types.js';
