@@ -1,25 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { barChart } from './chart.js';
 import { type LoadResult, load, median } from './load.js';
-import { BATCHED, BATCH_SIZE, type Scenario, scenarios } from './scenarios.js';
+import { BATCHED, BATCH_SIZE, STREAMED, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
 import { seedPostgres } from './seed-postgres.js';
-import { BASELINE, EXPRESS_PEER, FASTIFY_PEER, REST, REST_WITH_METRICS, TRPC } from './target-names.js';
+import { BASELINE, BEFORE, EXPRESS_PEER, FASTIFY_PEER, REST, REST_WITH_METRICS, TRPC } from './target-names.js';
 import { type TargetKind, type TargetProcess, startTarget } from './target-process.js';
-import { type Samples, fastestPeer, ratiosToReferences, verdicts } from './verdicts.js';
+import { COMPARED_WITH_BEFORE, type Samples, beforeVerdicts, fastestPeer, ratiosToReferences, streamCosts, verdicts } from './verdicts.js';
 
 const SEEDED = 10_000;
+/**
+ * Another checkout of this repository, installed and built: its service runs beside this one's.
+ * Absolute, because turbo runs the bench in bench/, not where the command was typed.
+ */
+const BEFORE_CHECKOUT = process.env.BENCH_BEFORE || undefined;
+if (BEFORE_CHECKOUT !== undefined && !isAbsolute(BEFORE_CHECKOUT)) {
+  throw new Error(`BENCH_BEFORE must be an absolute path, not ${BEFORE_CHECKOUT}`);
+}
 const WARM_UP_SECONDS = 2;
 const settings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
   seconds: Number(process.env.BENCH_SECONDS ?? 3),
   rounds: Number(process.env.BENCH_ROUNDS ?? 7),
-  // Three more targets and half again the run time: opt-in, so a default run stays near 10 minutes.
+  // Three more targets and a third again the run time: opt-in, so a default run stays near 14 minutes.
   postgres: process.env.BENCH_POSTGRES === '1',
+  // Two more targets (BENCH_BEFORE): REST and a lone tRPC call on the other checkout's service.
+  before: BEFORE_CHECKOUT !== undefined,
 };
 const RESULTS = fileURLToPath(new URL('../results', import.meta.url));
 
@@ -59,12 +69,14 @@ const postgres = settings.postgres ? await seedPostgres(SEEDED) : undefined;
 try {
   const template = join(folder, 'template.db');
   const { apiKey } = await seedDatabase(template, SEEDED);
-  const started = async (kind: TargetKind, env: NodeJS.ProcessEnv = {}, copy: string = kind) => {
+  const started = async (kind: TargetKind, env: NodeJS.ProcessEnv = {}, copy: string = kind, apiRoot?: string) => {
     const file = join(folder, `${copy}.db`);
     copyDatabase(template, file);
-    return startTarget(kind, { PETSTORE_DB: file, ...UNREACHED_QUOTA, ...env });
+    return startTarget(kind, { PETSTORE_DB: file, ...UNREACHED_QUOTA, ...env }, apiRoot);
   };
   const service = await started('service');
+  // The other checkout's service, started as that checkout starts it, with this one's environment.
+  const before = BEFORE_CHECKOUT ? await started('service', {}, 'service-before', join(BEFORE_CHECKOUT, 'apps', 'api')) : undefined;
   const withMetrics = await started('service', { METRICS_PORT: '0' }, 'service-with-metrics');
   const fastify = await started('fastify-peer');
   const express = await started('express-peer');
@@ -79,23 +91,33 @@ try {
       })
     : undefined;
   const rest = (scenario: Scenario) => scenario.rest;
-  const serviceTargets = (suffix: string, server: TargetProcess, key: string): Target[] => [
-    { name: `${REST}${suffix}`, process: server, apiKey: key, request: rest, callsPerRequest: 1 },
-    { name: `${TRPC}${suffix}`, process: server, apiKey: key, request: (scenario) => scenario.trpc, callsPerRequest: 1 },
-    { name: `${BATCHED}${suffix}`, process: server, apiKey: key, request: (scenario) => scenario.trpcBatched, callsPerRequest: BATCH_SIZE },
-  ];
+  // The ways of calling the service, by the name of their target.
+  const calls: Record<string, Pick<Target, 'request' | 'callsPerRequest'>> = {
+    [REST]: { request: rest, callsPerRequest: 1 },
+    [TRPC]: { request: (scenario) => scenario.trpc, callsPerRequest: 1 },
+    [BATCHED]: { request: (scenario) => scenario.trpcBatched, callsPerRequest: BATCH_SIZE },
+    [STREAMED]: { request: (scenario) => scenario.trpcStreamed, callsPerRequest: BATCH_SIZE },
+  };
+  const serviceTargets = (names: readonly string[], suffix: string, server: TargetProcess, key: string): Target[] =>
+    names.map((name) => {
+      const call = calls[name];
+      if (!call) throw new Error(`no way of calling the service named ${name}`);
+      return { name: `${name}${suffix}`, process: server, apiKey: key, ...call };
+    });
   const targets: Target[] = [
-    ...serviceTargets('', service, apiKey),
+    ...serviceTargets([REST, TRPC, BATCHED, STREAMED], '', service, apiKey),
+    ...(before ? serviceTargets(COMPARED_WITH_BEFORE, BEFORE, before, apiKey) : []),
     { name: REST_WITH_METRICS, process: withMetrics, apiKey, request: rest, callsPerRequest: 1 },
     { name: FASTIFY_PEER, process: fastify, apiKey, request: rest, callsPerRequest: 1 },
     { name: EXPRESS_PEER, process: express, apiKey, request: rest, callsPerRequest: 1 },
     { name: BASELINE, process: bare, apiKey, request: rest, callsPerRequest: 1 },
-    ...(onPostgres && postgres ? serviceTargets(', PostgreSQL', onPostgres, postgres.apiKey) : []),
+    ...(onPostgres && postgres ? serviceTargets([REST, TRPC, BATCHED], ', PostgreSQL', onPostgres, postgres.apiKey) : []),
   ];
   const minutes = (scenarios(SEEDED).length * targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds)) / 60;
   process.stderr.write(
     `${targets.length} targets, ${settings.rounds} rounds of ${settings.seconds} s at ${settings.connections} connections: about ${Math.ceil(minutes)} min. ` +
-      `PostgreSQL targets ${settings.postgres ? 'on' : 'off (BENCH_POSTGRES=1 adds them)'}.\n`,
+      `PostgreSQL targets ${settings.postgres ? 'on' : 'off (BENCH_POSTGRES=1 adds them)'}. ` +
+      `Before targets ${settings.before ? 'on' : 'off (BENCH_BEFORE=<another checkout, installed and built> adds them)'}.\n`,
   );
   const run = (target: Target, scenario: Scenario, seconds: number) =>
     load({
@@ -149,18 +171,24 @@ try {
 
   const peakRssMiB = {
     'apps/api': Math.round(service.peakRssMiB()),
+    ...(before && { 'apps/api, before': Math.round(before.peakRssMiB()) }),
     ...(onPostgres && { 'apps/api, PostgreSQL': Math.round(onPostgres.peakRssMiB()) }),
     [FASTIFY_PEER]: Math.round(fastify.peakRssMiB()),
     [EXPRESS_PEER]: Math.round(express.peakRssMiB()),
     [BASELINE]: Math.round(bare.peakRssMiB()),
   };
-  await Promise.all([service, withMetrics, fastify, express, bare, ...(onPostgres ? [onPostgres] : [])].map((target) => target.stop()));
+  const servers = [service, ...(before ? [before] : []), withMetrics, fastify, express, bare, ...(onPostgres ? [onPostgres] : [])];
+  await Promise.all(servers.map((target) => target.stop()));
 
   console.table(rows);
   console.log(`Ratios are medians of per-round ratios of calls/s. Fastest peer: ${Object.keys(samples).map((scenario) => `${scenario} → ${fastestPeer(samples, scenario)}`).join('; ')}.`);
   if (!settings.postgres) console.log('PostgreSQL targets not run (BENCH_POSTGRES=1 adds them).');
   console.log('Peak RSS (MiB):', peakRssMiB);
-  const checks = verdicts(samples, Math.max(peakRssMiB['apps/api'], peakRssMiB['apps/api, PostgreSQL'] ?? 0));
+  for (const line of streamCosts(samples)) console.log(line);
+  const checks = [
+    ...verdicts(samples, Math.max(peakRssMiB['apps/api'], peakRssMiB['apps/api, PostgreSQL'] ?? 0)),
+    ...(before ? beforeVerdicts(samples) : []),
+  ];
   for (const check of checks) console.log(`${check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figures}`);
 
   mkdirSync(RESULTS, { recursive: true });

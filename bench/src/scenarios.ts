@@ -9,12 +9,16 @@ export interface Scenario {
   trpc: Request;
   /** BATCH_SIZE calls of the operation in one HTTP request, as tRPC's batch link sends them. */
   trpcBatched: Request;
+  /** The same batch as `httpBatchStreamLink` sends it: asking for the results as JSON lines. */
+  trpcStreamed: Request;
 }
 
 /** How many calls a batched tRPC request carries; its calls/s are its req/s times this. */
 export const BATCH_SIZE = 10;
 /** The batched target's name in tables and verdicts. */
 export const BATCHED = `tRPC batch of ${String(BATCH_SIZE)}`;
+/** The stream-batched target's name: BATCHED's requests as `httpBatchStreamLink` sends them. */
+export const STREAMED = `tRPC stream batch of ${String(BATCH_SIZE)}`;
 
 const json = { 'content-type': 'application/json' };
 const input = (value: unknown) => encodeURIComponent(JSON.stringify(value));
@@ -23,6 +27,14 @@ const batchInput = (value: (index: number) => unknown) =>
   Object.fromEntries(Array.from({ length: BATCH_SIZE }, (_, index) => [index, value(index)]));
 const batchedQuery = (procedure: string, value: (index: number) => unknown) =>
   `/trpc/${batchPath(procedure)}?batch=1&input=${input(batchInput(value))}`;
+
+/**
+ * `httpBatchStreamLink` sends `httpBatchLink`'s request (queries GET `?batch=1&input=…`,
+ * mutations POST with the JSON body) plus a header asking for the results as JSON lines, each
+ * as soon as it is ready.
+ */
+const streamed = (batched: Request): Request => ({ ...batched, headers: { ...batched.headers, 'trpc-accept': 'application/jsonl' } });
+const withStream = (scenario: Omit<Scenario, 'trpcStreamed'>): Scenario => ({ ...scenario, trpcStreamed: streamed(scenario.trpcBatched) });
 
 /** Ids of seeded animals, walked in turn so reads are not all of one row. */
 const rotatingId = (seeded: number) => {
@@ -33,7 +45,7 @@ const rotatingId = (seeded: number) => {
 export const scenarios = (seeded: number): Scenario[] => {
   const newPet = { name: 'Bench', categoryId: 7 };
   const getId = rotatingId(seeded);
-  return [
+  const spelled: Omit<Scenario, 'trpcStreamed'>[] = [
     {
       name: 'list limit=20',
       rest: { method: 'GET', path: '/v1/pets?limit=20' },
@@ -67,4 +79,5 @@ export const scenarios = (seeded: number): Scenario[] => {
       },
     },
   ];
+  return spelled.map(withStream);
 };

@@ -8,6 +8,10 @@ export const METRICS_MAX_CPU_FACTOR = 1.05;
 export const FASTIFY_PEER = 'Fastify + zod peer';
 export const EXPRESS_PEER = 'Express + zod peer';
 export const BASELINE = 'node:http baseline';
+/** Appended to a target's name when it runs on the service of the checkout in BENCH_BEFORE. */
+export const BEFORE = ', before';
+/** Against that checkout's service, a call may cost at most this many times its CPU there. */
+export const BEFORE_MAX_CPU_FACTOR = 1.05;
 
 /** The same contract subset written the way each framework's docs recommend. */
 export const PEERS = [FASTIFY_PEER, EXPRESS_PEER] as const;

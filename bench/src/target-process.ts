@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface TargetProcess {
@@ -33,16 +34,18 @@ const statusField = (pid: number, field: string) => {
 const STORAGE_VARIABLES = new Set(['PETSTORE_DB', 'DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX']);
 const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !STORAGE_VARIABLES.has(name)));
 
+/** This checkout's apps/api: the service a run measures unless told to start another checkout's. */
 const API_ROOT = fileURLToPath(new URL('../../apps/api/', import.meta.url));
 
 /**
- * The command `pnpm start` runs for apps/api (node, its flags, dist/main.js), read from its
- * package.json so the benchmark measures the service exactly as it is started.
+ * The command `pnpm start` runs for the apps/api at `apiRoot` (node, its flags, dist/main.js),
+ * read from its package.json so the benchmark measures the service exactly as that checkout
+ * starts it.
  */
-const serviceCommand = () => {
-  const manifest = JSON.parse(readFileSync(`${API_ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
+const serviceCommand = (apiRoot: string) => {
+  const manifest = JSON.parse(readFileSync(join(apiRoot, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const [command, ...args] = manifest.scripts.start.split(/\s+/);
-  if (command !== 'node') throw new Error(`apps/api starts with "${manifest.scripts.start}", expected node`);
+  if (command !== 'node') throw new Error(`${apiRoot} starts with "${manifest.scripts.start}", expected node`);
   const script = args.findIndex((arg) => !arg.startsWith('-'));
   return { nodeFlags: args.slice(0, script), script: args.slice(script) };
 };
@@ -50,19 +53,21 @@ const serviceCommand = () => {
 const target = (name: string) => fileURLToPath(new URL(`./targets/${name}.js`, import.meta.url));
 
 /**
- * How each kind of target is started, and how it says which port it took. The peers and the
- * baseline run with the service's node flags (its heap limit): the same deployment, so only the
- * code differs.
+ * How each kind of target is started, and how it says which port it took, given the apps/api
+ * whose service it is or runs beside. The peers and the baseline run with that service's node
+ * flags (its heap limit): the same deployment, so only the code differs.
  */
-const sameDeployment = (name: string) => () => ({
-  argv: [process.execPath, ...serviceCommand().nodeFlags, target(name)],
+const sameDeployment = (name: string) => (apiRoot: string) => ({
+  argv: [process.execPath, ...serviceCommand(apiRoot).nodeFlags, target(name)],
   cwd: undefined,
   ready: /READY (\d+)/,
 });
 const launchers = {
-  service: () => {
-    const { nodeFlags, script } = serviceCommand();
-    return { argv: [process.execPath, ...nodeFlags, ...script], cwd: API_ROOT, ready: /"port":(\d+)/ };
+  service: (apiRoot: string) => {
+    const { nodeFlags, script } = serviceCommand(apiRoot);
+    const [main = ''] = script;
+    if (!existsSync(join(apiRoot, main))) throw new Error(`${join(apiRoot, main)} is missing: install and build that checkout first`);
+    return { argv: [process.execPath, ...nodeFlags, ...script], cwd: apiRoot, ready: /"port":(\d+)/ };
   },
   'fastify-peer': sameDeployment('fastify-peer'),
   'express-peer': sameDeployment('express-peer'),
@@ -73,9 +78,11 @@ export type TargetKind = keyof typeof launchers;
 /**
  * Starts a target server in its own process (the load generator keeps the other core), as
  * compiled JavaScript run by plain node: a TypeScript loader would add its own memory and work.
+ * `apiRoot` is the apps/api folder of an installed and built checkout: this one's unless the
+ * run compares with another's.
  */
-export const startTarget = async (kind: TargetKind, env: NodeJS.ProcessEnv): Promise<TargetProcess> => {
-  const { argv, cwd, ready } = launchers[kind]();
+export const startTarget = async (kind: TargetKind, env: NodeJS.ProcessEnv, apiRoot: string = API_ROOT): Promise<TargetProcess> => {
+  const { argv, cwd, ready } = launchers[kind](apiRoot);
   const [command = process.execPath, ...args] = argv;
   const child: ChildProcess = spawn(command, args, {
     cwd,

@@ -1,6 +1,16 @@
 import { median } from './load.js';
-import { BATCHED } from './scenarios.js';
-import { BASELINE, FASTIFY_PEER, METRICS_MAX_CPU_FACTOR, PEERS, REST, REST_WITH_METRICS, TRPC } from './target-names.js';
+import { BATCHED, STREAMED } from './scenarios.js';
+import {
+  BASELINE,
+  BEFORE,
+  BEFORE_MAX_CPU_FACTOR,
+  FASTIFY_PEER,
+  METRICS_MAX_CPU_FACTOR,
+  PEERS,
+  REST,
+  REST_WITH_METRICS,
+  TRPC,
+} from './target-names.js';
 
 /** Per scenario, per target, one entry per round. */
 export type Samples = Record<string, Record<string, { callsPerSecond: number; cpuMicrosPerCall: number }[]>>;
@@ -95,3 +105,31 @@ export const verdicts = (samples: Samples, serviceRssMiB: number): Verdict[] => 
     },
   ];
 };
+
+/** The service's targets that a run with BENCH_BEFORE also runs on that checkout's service. */
+export const COMPARED_WITH_BEFORE = [REST, TRPC] as const;
+
+/**
+ * Per scenario, the CPU per call of REST and of a lone tRPC call on this checkout's service
+ * against the same target on the BENCH_BEFORE checkout's, now ÷ before: at most
+ * BEFORE_MAX_CPU_FACTOR.
+ */
+export const beforeVerdicts = (samples: Samples): Verdict[] =>
+  COMPARED_WITH_BEFORE.flatMap((target) =>
+    Object.keys(samples).map((scenario): Verdict => {
+      // With "before" as `mine`, ratioOf's cpu is the median of the per-round ratios now ÷ before.
+      const factor = ratioOf(samples, scenario, `${target}${BEFORE}`, target).cpu;
+      return {
+        target: `${target} CPU per call ≤ ${BEFORE_MAX_CPU_FACTOR}× before, ${scenario}`,
+        met: factor <= BEFORE_MAX_CPU_FACTOR,
+        figures: times(factor),
+      };
+    }),
+  );
+
+/** For reading, not a verdict: per scenario, the streaming batch link's CPU per call ÷ the batch link's. */
+export const streamCosts = (samples: Samples): string[] =>
+  Object.keys(samples).map(
+    // With the batch link as `mine`, ratioOf's cpu is the median of the per-round ratios stream ÷ batch.
+    (scenario) => `${STREAMED} costs ${times(ratioOf(samples, scenario, BATCHED, STREAMED).cpu)} the CPU per call of ${BATCHED}, ${scenario}`,
+  );
