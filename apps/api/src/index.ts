@@ -1,4 +1,4 @@
 export { openPetstore, createPetstore, type Petstore } from './petstore.js';
-export { readConfig, type Config } from './config.js';
-export { createLogger } from './logger.js';
-export { startServer, type RunningServer, type ServerOptions } from './server/server.js';
+export { readConfig, type Config } from './settings/config.js';
+export { createLogger } from './settings/logger.js';
+export { startServer, type RunningServer, type ServerOptions } from './server.js';

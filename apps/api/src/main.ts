@@ -1,8 +1,8 @@
 import { writeSync } from 'node:fs';
 import { KEYS_COMMAND } from './cli/keys-command.js';
-import { ConfigError, readConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { startServer } from './server/server.js';
+import { ConfigError, readConfig } from './settings/config.js';
+import { createLogger } from './settings/logger.js';
+import { startServer } from './server.js';
 
 const firstKeyBanner = (key: string, url: string) => {
   const rule = '-'.repeat(72);

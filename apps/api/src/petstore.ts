@@ -1,19 +1,21 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createAdmission } from './admission/admit.js';
 import { clientAddressResolver } from './admission/client-address.js';
-import type { Config } from './config.js';
+import type { Config } from './settings/config.js';
 import { createCors } from './front-door/cors.js';
-import { type FrontDoor, createFrontDoor } from './front-door/front-door.js';
+import { createFrontDoor } from './front-door/front-door.js';
 import { type OverloadGuard, createOverloadGuard } from './front-door/overload.js';
+import { createPagesApp } from './front-door/pages-app.js';
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
+import { OverloadedError } from './pages/health.js';
 import type { Tracing } from './observability/tracing.js';
 import { lazyDocument } from './openapi/lazy-document.js';
-import { procedureTable } from './procedures/procedure-table.js';
-import { createRestHandler } from './rest/rest-handler.js';
+import { createRestTransport } from './rest/rest.js';
 import { type Stores, openStores } from './stores/open-stores.js';
-import { createTrpcHandler } from './trpc/trpc-handler.js';
+import { createTrpcTransport } from './trpc/trpc.js';
 
 export interface Petstore {
   stores: Stores;
@@ -21,16 +23,15 @@ export interface Petstore {
   metrics: Metrics | undefined;
   /** Refuses new API requests while the event loop is overloaded; undefined when off. */
   overload: OverloadGuard | undefined;
-  /** Serves `/v1` and `/trpc` on a node request; false for any other path. */
-  frontDoor: FrontDoor;
-  /** The same, as Express 5 middleware: `app.use(petstore.middleware)`. */
+  /** Serves every request: `/v1`, `/trpc`, the docs page, health, and the 404 for any other path. */
+  frontDoor: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** `/v1` and `/trpc` as Express 5 middleware, for mounting in another app: `app.use(petstore.middleware)`. */
   middleware: RequestHandler;
   close(): Promise<void>;
 }
 
-/** Both transports over the same stores: one admission step, one procedure table. */
+/** Both transports over the same stores, behind one front door: one admission step, one writer. */
 export const createPetstore = (stores: Stores, config: Config, logger: Logger, tracing?: Tracing): Petstore => {
-  const table = procedureTable();
   const admit = createAdmission({
     db: stores.db,
     apiKeys: stores.apiKeys,
@@ -38,25 +39,28 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
     failedAuthQuota: stores.failedAuthQuota,
     clientAddress: clientAddressResolver(config.trustProxy),
   });
-  const openApiJson = lazyDocument(config);
   const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
-  const frontDoor = createFrontDoor({
-    rest: observed.handler(createRestHandler({ admit, table, openApiJson, call })),
-    trpc: observed.handler(createTrpcHandler({ admit, table, call })),
+  const api = {
+    rest: observed.transport(createRestTransport({ admit, openApiJson: lazyDocument(config), call })),
+    trpc: observed.transport(createTrpcTransport({ admit, allowMethodOverride: config.trpcAllowMethodOverride, call })),
     logger,
     cors: createCors(config.corsOrigins),
     overload,
-  });
+  };
+  // Not ready while overloaded either: the load balancer then sends work to another instance.
+  const ready = () => (overload?.overloaded ? Promise.reject(new OverloadedError()) : stores.ready());
+  const everything = createFrontDoor({ ...api, pages: createPagesApp({ ready }) });
+  const apiOnly = createFrontDoor(api);
   return {
     stores,
     metrics: observed.metrics,
-    frontDoor,
+    frontDoor: everything,
     middleware: (req, res, next) => {
       // The host app's own headers (Express's X-Powered-By) say nothing the API wants said.
       res.removeHeader('X-Powered-By');
-      if (!frontDoor(req, res)) next();
+      if (!apiOnly(req, res)) next();
     },
     overload,
     close: () => {

@@ -1,15 +1,17 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { IncomingMessage, type Server, ServerResponse, createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ApiKeyError, type ApiKeys, type Database } from '@petstore/core';
+import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import express from 'express';
-import { createApp } from './express-app.js';
-import { OverloadedError } from '../front-door/overload.js';
-import { answerMalformedRequest } from './malformed-request.js';
-import { startMetricsServer } from '../observability/metrics-server.js';
-import { startTracing } from '../observability/tracing.js';
-import type { Config } from '../config.js';
-import { type Petstore, openPetstore } from '../petstore.js';
+import type { Config } from './settings/config.js';
+import { createAccessLog } from './front-door/send-reply.js';
+import { Exchange } from './exchange/exchange.js';
+import { sendReply } from './front-door/send-reply.js';
+import { startMetricsServer } from './observability/metrics-server.js';
+import { startTracing } from './observability/tracing.js';
+import { type Petstore, openPetstore } from './petstore.js';
 
 export interface RunningServer {
   /** Base address, e.g. `http://127.0.0.1:3000`. */
@@ -71,19 +73,46 @@ export interface ServerOptions {
   mount?: 'front-door' | 'express';
 }
 
+/** Every request goes to the front door; mounted in Express, only the API's paths do. */
+const listenerFor = (petstore: Petstore, { mount = 'front-door' }: ServerOptions) =>
+  mount === 'express' ? express().use(petstore.middleware) : petstore.frontDoor;
+
 /**
- * `/v1` and `/trpc` go straight to the front door on node's own request and response; Express
- * builds its request and response objects and runs its router only for the other paths.
+ * Node answers a request it cannot parse (bad header characters, headers over 16 KiB, a broken
+ * request line) or that arrives too slowly with a bare status line before any handler runs. This
+ * gives those answers the Error body every other error has, through the same writer, on a response
+ * bound to the connection. Bytes that follow a request (an unframed body) are not a request the
+ * client waits an answer for: a connection that already answered closes, one still answering
+ * closes once it has.
  */
-const listenerFor = (petstore: Petstore, logger: Logger, { mount = 'front-door' }: ServerOptions) => {
-  if (mount === 'express') return express().use(petstore.middleware);
-  // Not ready while overloaded either: the load balancer then sends work to another instance.
-  const ready = () =>
-    petstore.overload?.overloaded() ? Promise.reject(new OverloadedError()) : petstore.stores.ready();
-  const app = createApp({ ready, logger });
-  const { frontDoor } = petstore;
-  return (req: IncomingMessage, res: ServerResponse) => {
-    if (!frontDoor(req, res)) app(req, res);
+const answerMalformedRequest = (logger: Logger) => {
+  const accessLog = createAccessLog(logger);
+  return (error: Error & { code?: string }, socket: Duplex): void => {
+    // An earlier request on this connection is still being answered: that answer comes first, and
+    // the connection closes after it, leaving the bytes that followed it unanswered.
+    const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (answering) {
+      answering.shouldKeepAlive = false;
+      return;
+    }
+    if (!socket.writable || error.code === 'ECONNRESET' || (socket as Socket).bytesWritten > 0) {
+      socket.destroy();
+      return;
+    }
+    const req = new IncomingMessage(socket as Socket);
+    Object.assign(req, { method: 'GET', url: '', httpVersionMajor: 1, httpVersionMinor: 1, complete: false });
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => {
+      res.detachSocket(socket as Socket);
+      (socket as Socket).destroySoon();
+    });
+    const refusal =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
+        : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
+    void sendReply(new Exchange(req, res, logger, accessLog), { error: refusal });
   };
 };
 
@@ -94,8 +123,8 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   const { stores } = petstore;
   const firstApiKey = await createFirstKey(stores.apiKeys);
 
-  const server = createServer(listenerFor(petstore, logger, options));
-  server.on('clientError', answerMalformedRequest);
+  const server = createServer(listenerFor(petstore, options));
+  server.on('clientError', answerMalformedRequest(logger));
   // A client gets 10 s to send its headers and 30 s for the whole request: a slow sender cannot
   // hold a connection (and its memory) for the five minutes Node allows by default.
   server.headersTimeout = 10_000;

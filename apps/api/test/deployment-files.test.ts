@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { readConfig } from '../src/config.js';
+import { readConfig } from '../src/settings/config.js';
 import { API_ROOT, REPO_ROOT } from './support/processes.js';
 
 // What can be checked of the production files without a Docker engine: that they parse, agree

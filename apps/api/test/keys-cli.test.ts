@@ -58,7 +58,8 @@ describe('the keys CLI', () => {
     const token = created.stdout.trimEnd().split('\n').at(-1) ?? '';
     expect(token).toMatch(/^pst_/);
 
-    const running = await startServer(readConfig({ PORT: '0', OVERLOAD_DELAY_MS: '0', ...storage.env }), pino({ level: 'silent' }));
+    // Held keys off: the CLI's revocation is seen on the next request.
+    const running = await startServer(readConfig({ PORT: '0', OVERLOAD_DELAY_MS: '0', API_KEY_CACHE_MS: '0', ...storage.env }), pino({ level: 'silent' }));
     try {
       // The database already had a key, so the server created none of its own.
       expect(running.firstApiKey).toBeUndefined();

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect } from 'vitest';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/settings/logger.js';
 import { type TestServer, it } from '../src/testing/index.js';
 import { call, expectError, rawRequest } from './support/http.js';
 
@@ -87,6 +87,17 @@ describe('requests Node cannot parse', () => {
     expect(answer).toMatch(/\r\nContent-Type: application\/json/);
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
     expect(body).toEqual({ code: 'BAD_REQUEST', message: expect.any(String), status: 400 });
+  });
+});
+
+describe('bytes after a request that are not a request', () => {
+  it.for<[string, string, number]>([
+    ['a body sent without its length, after Connection: close', 'DELETE /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nnull', 405],
+    ['garbage pipelined behind a request', 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP AT ALL\r\n\r\n', 200],
+  ])('leave the request its own answer, then close the connection: %s', async ([, bytes, status], { server }) => {
+    const answer = await sendRaw(server, bytes);
+    expect(answer.match(/^HTTP\/1\.1 \d+/gm)).toEqual([`HTTP/1.1 ${status}`]);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
   });
 });
 

@@ -11,14 +11,16 @@ export * from './pets/pet.js';
 export * from './pets/response-header-schemas.js';
 export * from './router.js';
 export {
+  type Operation,
+  callOperation,
+  isReplayed,
+  markReplayed,
   authedProcedure,
-  callHandler,
+  authorize,
   insufficientScope,
   createCallerFactory,
   type AuthedContext,
   type Context,
-  type Handler,
   type Deprecation,
   type ProcedureMeta,
-  type ResponseNotes,
 } from './trpc.js';

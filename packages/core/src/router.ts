@@ -1,17 +1,14 @@
-import { type Handler, router } from './trpc.js';
-import { createPetHandler } from './pets/create/create-pet.js';
-import { getPetHandler } from './pets/get-pet.js';
-import { listPetsHandler } from './pets/list/list-pets.js';
-import { createPet, getPet, listPets } from './pets/procedures.js';
+import { router } from './trpc.js';
+import { createPet } from './pets/create/create-pet.js';
+import { getPet } from './pets/get-pet.js';
+import { listPets } from './pets/list/list-pets.js';
 
-const procedures = { listPets, createPet, getPet };
+/** Every operation of the interface, by procedure name: the one list of them. */
+export const operations = { listPets, createPet, getPet };
+
+type Procedures = { [Name in keyof typeof operations]: (typeof operations)[Name]['procedure'] };
+
+const procedures = Object.fromEntries(Object.entries(operations).map(([name, operation]) => [name, operation.procedure])) as Procedures;
 
 export const appRouter = router(procedures);
 export type AppRouter = typeof appRouter;
-
-/** Each procedure's handler, by procedure name: what the service's transports run (see `Handler`). */
-export const handlers: { readonly [Name in keyof typeof procedures]: Handler } = {
-  listPets: listPetsHandler,
-  createPet: createPetHandler,
-  getPet: getPetHandler,
-};

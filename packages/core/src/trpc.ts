@@ -2,16 +2,10 @@ import { TRPCError, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { Database } from './db/database.js';
+import { toTrpcError } from './db/storage-unavailable.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
 import type { ApiKeyScope } from './keys/scopes.js';
-import { toTrpcError } from './db/storage-unavailable.js';
 import { toTrpcErrorShape } from './error-body.js';
-
-/** What a procedure tells its transport beside its result. */
-export interface ResponseNotes {
-  /** The result is the one an earlier request with the same idempotency key produced. */
-  replayed?: boolean;
-}
 
 export interface Context {
   db: Database;
@@ -19,7 +13,6 @@ export interface Context {
   principal: ApiKeyPrincipal | null;
   /** The request's `Idempotency-Key` header, when the transport has one. */
   idempotencyKey?: string | undefined;
-  response: ResponseNotes;
 }
 
 export interface Deprecation {
@@ -63,17 +56,6 @@ export const createCallerFactory = t.createCallerFactory;
 /** The context once a key is known: every procedure runs with one. */
 export type AuthedContext = Context & { principal: ApiKeyPrincipal };
 
-/** Every operation of the interface requires an API key, checked before its input. */
-const requirePrincipal = (ctx: Context): AuthedContext => {
-  if (!ctx.principal) {
-    throw new TRPCError({
-      code: 'UNAUTHORIZED',
-      message: 'A valid API key is required: send "Authorization: Bearer <API_KEY>".',
-    });
-  }
-  return ctx as AuthedContext;
-};
-
 /**
  * The refusal of a key that lacks the scope a procedure needs, or undefined when it has it. A
  * procedure that declares no scope is refused to every key: no procedure is open by omission.
@@ -83,57 +65,115 @@ export const insufficientScope = (principal: ApiKeyPrincipal, scope: ApiKeyScope
     ? undefined
     : new TRPCError({ code: 'FORBIDDEN', message: `This API key lacks the ${scope ?? 'required'} scope.` });
 
-const requireScope = (ctx: AuthedContext, scope: ApiKeyScope | undefined): AuthedContext => {
+/**
+ * The one check of who may call a procedure, before its input is looked at: a key (401), and the
+ * procedure's scope (403). tRPC's own path runs it as `authedProcedure`'s middleware, the
+ * service's transports through `callOperation`, so every caller meets the same rule.
+ */
+export const authorize = (ctx: Context, scope: ApiKeyScope | undefined): AuthedContext => {
+  if (!ctx.principal) {
+    throw new TRPCError({
+      code: 'UNAUTHORIZED',
+      message: 'A valid API key is required: send "Authorization: Bearer <API_KEY>".',
+    });
+  }
   const refusal = insufficientScope(ctx.principal, scope);
   if (refusal) throw refusal;
-  return ctx;
+  return ctx as AuthedContext;
 };
 
-/**
- * Past this middleware `ctx.principal` is known not to be null and to hold the procedure's scope;
- * validation comes later, with `.input()`.
- */
-export const authedProcedure = t.procedure.use(({ ctx, meta, next }) => next({ ctx: requireScope(requirePrincipal(ctx), meta?.scope) }));
+/** Past this middleware `ctx.principal` is known and holds the procedure's scope. */
+export const authedProcedure = t.procedure.use(({ ctx, meta, next }) => next({ ctx: authorize(ctx, meta?.scope) }));
 
 /**
- * What a procedure does, apart from tRPC: its input schema and its resolver. Each procedure is
- * built from one (`.input(handler.input)` … `.query(handler.resolve)`), and the service's own
- * transports run it through `callHandler`: the same key check, validation and resolver as the
- * procedure, without tRPC's middleware chain (see DEVELOPERS.md for what that chain costs per call).
- * So a rule every call must obey belongs in `callHandler` and `authedProcedure` alike, never in a
- * middleware of one procedure: a test fails when a procedure's chain is more than key check,
- * input, output and resolver.
+ * One operation of the interface: who may call it and how REST shows it (`meta`), its input, the
+ * component its result is (`output`), and what it does (`resolve`). Its tRPC procedure is built
+ * from these; the service's transports run the same pieces through `callOperation`.
  */
-export interface Handler<Input extends z.ZodType = z.ZodType, Output = unknown> {
+export interface OperationDefinition<Input extends z.ZodType, Result> {
+  meta: ProcedureMeta;
   input: Input;
-  resolve(this: void, opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Output>;
+  /** The result's schema, a named component (`.meta({ id })`): its type and its place in the document. */
+  output: z.ZodType<Result>;
+  resolve(this: void, opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Result>;
 }
 
-export const handler = <Input extends z.ZodType, Output>(definition: Handler<Input, Output>) => definition;
+/** Any store error a resolver meets is a TRPCError by the time a transport sees it (503 for an unavailable database). */
+const guarded =
+  <Input extends z.ZodType, Result>(resolve: OperationDefinition<Input, Result>['resolve']) =>
+  async (opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Result> => {
+    try {
+      return await resolve(opts);
+    } catch (cause) {
+      throw toTrpcError(cause);
+    }
+  };
 
 /**
- * Runs a handler as its procedure would run: 401 without a key, 403 without `scope` (the
- * procedure's meta), 400 for invalid input, 500 for a crash.
+ * The result schema tRPC is given: the component's type, described by reference. tRPC would check
+ * every result against a real schema; results come from our own storage, which only holds input
+ * that passed validation, so this one accepts them as they are rather than walking every animal
+ * of every page again.
  */
-export const callHandler = async (definition: Handler, ctx: Context, rawInput: unknown, scope: ApiKeyScope): Promise<unknown> => {
-  const authed = requireScope(requirePrincipal(ctx), scope);
-  const parsed = definition.input.safeParse(rawInput);
-  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
-  try {
-    return await definition.resolve({ ctx: authed, input: parsed.data });
-  } catch (cause) {
-    throw toTrpcError(cause);
-  }
-};
-
-/**
- * A procedure's result schema, for its type and for the OpenAPI document, which shows the named
- * component `schema` registers. tRPC would check every result against the schema it is given;
- * results come from our own storage, which only holds input that passed validation, so this one
- * accepts them as they are rather than walking every animal of every page again.
- */
-export const resultOf = <T extends z.ZodType>(schema: T) => {
+export const resultOf = <T>(schema: z.ZodType<T>) => {
   const id = schema.meta()?.id;
   if (typeof id !== 'string') throw new Error('a result schema needs a component id (.meta({ id }))');
-  return z.custom<z.output<T>>().meta({ override: { $ref: `#/components/schemas/${id}` } });
+  return z.custom<T>().meta({ override: { $ref: `#/components/schemas/${id}` } });
 };
+
+const withRoute = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) =>
+  authedProcedure.meta(definition.meta).input(definition.input).output(resultOf(definition.output));
+
+// In the two builders below, tRPC types the input it hands over through the parser and the result
+// through `.output()`; neither can be worked out for a generic schema, so both are asserted here,
+// where the schema and the result type are the definition's own.
+
+/** A read: its procedure answers GET on both transports. */
+export const defineQuery = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) => {
+  const resolve = guarded(definition.resolve);
+  const procedure = withRoute(definition).query(({ ctx, input }) => resolve({ ctx, input: input as z.output<Input> }) as never);
+  return { ...definition, type: 'query' as const, resolve, procedure };
+};
+
+/** A change: its procedure answers POST on both transports. */
+export const defineMutation = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) => {
+  const resolve = guarded(definition.resolve);
+  const procedure = withRoute(definition).mutation(({ ctx, input }) => resolve({ ctx, input: input as z.output<Input> }) as never);
+  return { ...definition, type: 'mutation' as const, resolve, procedure };
+};
+
+/** Any operation, as the transports see it. */
+export interface Operation {
+  type: 'query' | 'mutation';
+  meta: ProcedureMeta;
+  input: z.ZodType;
+  output: z.ZodType;
+  // A method, so that an operation with a narrower input is still an Operation.
+  resolve(opts: { ctx: AuthedContext; input: unknown }): Promise<unknown>;
+}
+
+/**
+ * Calls an operation as its tRPC procedure would run: 401 without a key, 403 without its scope,
+ * then its input (`readInput` is asked only now, so a refused call never reads a body), 400 when
+ * the input is invalid, then the resolver. tRPC's middleware chain does the same with an object
+ * spread per level; the transports call this instead (docs/decisions has the measurement).
+ */
+export const callOperation = async (operation: Operation, ctx: Context, readInput: () => unknown): Promise<unknown> => {
+  const authed = authorize(ctx, operation.meta.scope);
+  const parsed = operation.input.safeParse(await readInput());
+  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+  return operation.resolve({ ctx: authed, input: parsed.data });
+};
+
+const REPLAYED = Symbol('replayed');
+
+/**
+ * Marks a result as given again for a retried request (an `Idempotency-Key` seen before). The mark
+ * is part of the value, so a transport reads it from the result; it is a non-enumerable symbol,
+ * so no wire format serialises it and no copy or comparison sees it (a Pet has exactly its four
+ * fields).
+ */
+export const markReplayed = <T extends object>(result: T): T => Object.defineProperty(result, REPLAYED, { value: true });
+
+export const isReplayed = (result: unknown): boolean =>
+  typeof result === 'object' && result !== null && REPLAYED in result;

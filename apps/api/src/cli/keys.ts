@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { API_KEY_SCOPES, ApiKeyError, type ApiKeyEvent, ApiKeyScope, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
 import { pino } from 'pino';
-import { ConfigError, readConfig } from '../config.js';
+import { ConfigError, readConfig } from '../settings/config.js';
 import { KEYS_COMMAND } from './keys-command.js';
 
 const USAGE = `Usage:

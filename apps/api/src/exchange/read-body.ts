@@ -7,10 +7,6 @@ import { TRPCError } from '@trpc/server';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 export const BODY_LIMIT_TEXT = `${BODY_LIMIT_BYTES / 1024} KiB`;
 
-export type JsonBody = { ok: true; value: unknown } | { ok: false; error: TRPCError };
-
-const refuse = (code: TRPCError['code'], message: string): JsonBody => ({ ok: false, error: new TRPCError({ code, message }) });
-
 const DECODERS: Record<string, () => Readable & NodeJS.WritableStream> = {
   gzip: createGunzip,
   'x-gzip': createGunzip,
@@ -18,20 +14,7 @@ const DECODERS: Record<string, () => Readable & NodeJS.WritableStream> = {
   br: createBrotliDecompress,
 };
 
-/** `application/json`, with or without parameters; a charset, when given, must be UTF-8. */
-const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
-const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
-
-const mediaTypeProblem = (contentType: string | undefined): JsonBody | undefined => {
-  if (contentType === undefined || !JSON_TYPE.test(contentType)) {
-    return refuse('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
-  }
-  const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    return refuse('UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON encoded as UTF-8.');
-  }
-  return undefined;
-};
+const tooLarge = () => new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The body is larger than ${BODY_LIMIT_TEXT}.` });
 
 /** Reads a stream to its end, refusing it as soon as it passes the limit. */
 const collect = (stream: Readable, onTooLarge: () => void) =>
@@ -64,28 +47,22 @@ const collect = (stream: Readable, onTooLarge: () => void) =>
     });
   });
 
-const describeJson = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
-
 /**
- * A request's JSON body. Any `application/json` is read (a UTF-8 `charset` included), in plain,
- * gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES, compressed or not, chunked or
- * not, it is refused as it arrives. Every client mistake is a 4xx: a corrupt or truncated
- * compressed body is 400, an encoding the service does not take is 415, malformed JSON is 400.
- * `objectOnly` refuses any JSON value other than an object (REST bodies); tRPC inputs may be any
- * value. An empty body reads as undefined.
+ * A request body as text, in plain, gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES,
+ * compressed or not, chunked or not, it is refused as it arrives. Every client mistake is a
+ * TRPCError with a 4xx: an encoding the service does not take 415, a corrupt or truncated body 400.
  */
-export const readJsonBody = async (req: IncomingMessage, { objectOnly }: { objectOnly: boolean }): Promise<JsonBody> => {
-  const problem = mediaTypeProblem(req.headers['content-type']);
-  if (problem) return problem;
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > BODY_LIMIT_BYTES) return refuse('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT_TEXT}.`);
-
+export const readBodyText = async (req: IncomingMessage): Promise<string> => {
+  if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   let source: Readable = req;
   if (encoding !== 'identity') {
     const decoder = DECODERS[encoding]?.();
     if (!decoder) {
-      return refuse('UNSUPPORTED_MEDIA_TYPE', 'The body uses a Content-Encoding the service does not take; send gzip, deflate, br or none.');
+      throw new TRPCError({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: 'The body uses a Content-Encoding the service does not take; send gzip, deflate, br or none.',
+      });
     }
     req.pipe(decoder);
     source = decoder;
@@ -94,21 +71,45 @@ export const readJsonBody = async (req: IncomingMessage, { objectOnly }: { objec
     req.unpipe();
     source.pause();
   });
-  if (read === 'too-large') return refuse('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT_TEXT}.`);
+  if (read === 'too-large') throw tooLarge();
   if (read === 'broken') {
-    return encoding === 'identity'
-      ? refuse('BAD_REQUEST', 'The body ended before it was complete.')
-      : refuse('BAD_REQUEST', `The body is not valid ${encoding} data.`);
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: encoding === 'identity' ? 'The body ended before it was complete.' : `The body is not valid ${encoding} data.`,
+    });
   }
-  if (read.length === 0) return { ok: true, value: undefined };
+  return read.toString('utf8');
+};
+
+/** `application/json`, with or without parameters; a charset, when given, must be UTF-8. */
+const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
+
+const describeJson = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+
+/**
+ * A REST body: a JSON object sent as `application/json` (UTF-8). An empty body reads as undefined,
+ * for the schema to refuse; any other JSON value, malformed JSON or another media type is refused.
+ */
+export const readJsonObject = async (req: IncomingMessage): Promise<object | undefined> => {
+  const contentType = req.headers['content-type'];
+  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
+    throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as application/json.' });
+  }
+  const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The body must be JSON encoded as UTF-8.' });
+  }
+  const text = await readBodyText(req);
+  if (text.length === 0) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(read.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
-    return refuse('BAD_REQUEST', 'The body is not valid JSON.');
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'The body is not valid JSON.' });
   }
-  if (objectOnly && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-    return refuse('BAD_REQUEST', `The body must be a JSON object, not ${describeJson(value)}.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: `The body must be a JSON object, not ${describeJson(value)}.` });
   }
-  return { ok: true, value };
+  return value;
 };

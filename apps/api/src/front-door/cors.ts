@@ -22,10 +22,10 @@ export const CORS_EXPOSED_HEADERS = [
 export const CORS_MAX_AGE_SECONDS = 600;
 
 /**
- * Cross-origin access for browser apps on `origins` (`*`: any), through the `cors` package.
- * Returns false when it answered the request itself (a preflight: 204, before any key is asked
- * for); true when the request goes on, with the CORS headers for a listed origin and none for
- * another, which the browser then refuses. Undefined when no origin is listed: no CORS at all.
+ * Cross-origin access for browser apps on `origins` (`*`: any), through the `cors` package: it sets
+ * the CORS headers for a listed origin and none for another, which the browser then refuses.
+ * Returns true for a preflight, which the front door answers with a 204 before any key is asked
+ * for. Undefined when no origin is listed: no CORS at all.
  */
 export const createCors = (origins: readonly string[]) => {
   if (origins.length === 0) return undefined;
@@ -35,14 +35,12 @@ export const createCors = (origins: readonly string[]) => {
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: CORS_MAX_AGE_SECONDS,
-    optionsSuccessStatus: 204,
+    // The front door answers the preflight: every response leaves through its one writer.
+    preflightContinue: true,
   });
-  // With a fixed list of origins the package decides synchronously: `next` has run, or not at all.
+  // With a fixed list of origins the package decides synchronously, and always goes on.
   return (req: IncomingMessage, res: ServerResponse): boolean => {
-    let goesOn = false;
-    middleware(req, res, () => {
-      goesOn = true;
-    });
-    return goesOn;
+    middleware(req, res, () => undefined);
+    return req.method === 'OPTIONS';
   };
 };

@@ -6,17 +6,9 @@ export const OVERLOAD_WINDOW_MS = 250;
 /** What an overloaded service tells clients to wait before they try again. */
 export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
-/** Why `/readyz` answers 503 while the service sheds load. */
-export class OverloadedError extends Error {
-  override name = 'OverloadedError';
-  constructor() {
-    super('The service is overloaded and refuses new requests for now.');
-  }
-}
-
 export interface OverloadGuard {
-  /** True while the event loop's mean delay over the last window is above the threshold. */
-  overloaded(): boolean;
+  /** True while the event loop's mean delay over the last window is above the threshold; read per request. */
+  readonly overloaded: boolean;
   stop(): void;
 }
 
@@ -30,21 +22,21 @@ export const createOverloadGuard = (thresholdMs: number, logger: Logger): Overlo
   if (thresholdMs === 0) return undefined;
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
-  let overloaded = false;
   const timer = setInterval(() => {
     const meanMs = delay.count === 0 ? 0 : delay.mean / 1e6;
     delay.reset();
     logger.debug({ eventLoopDelayMs: Math.round(meanMs * 10) / 10 }, 'event loop delay');
-    if (meanMs > thresholdMs === overloaded) return;
-    overloaded = !overloaded;
-    if (overloaded) logger.warn({ eventLoopDelayMs: Math.round(meanMs), thresholdMs }, 'overloaded: refusing new requests with 503');
+    if (meanMs > thresholdMs === guard.overloaded) return;
+    guard.overloaded = !guard.overloaded;
+    if (guard.overloaded) logger.warn({ eventLoopDelayMs: Math.round(meanMs), thresholdMs }, 'overloaded: refusing new requests with 503');
     else logger.warn({ eventLoopDelayMs: Math.round(meanMs), thresholdMs }, 'no longer overloaded: serving requests again');
   }, OVERLOAD_WINDOW_MS).unref();
-  return {
-    overloaded: () => overloaded,
+  const guard = {
+    overloaded: false,
     stop: () => {
       clearInterval(timer);
       delay.disable();
     },
   };
+  return guard;
 };

@@ -1,17 +1,17 @@
-import type { ApiHandler } from '../front-door/front-door.js';
-import type { Exchange, FinishListener } from '../front-door/exchange.js';
-import type { callProcedure } from '../procedures/procedure-table.js';
+import type { callOperation } from '@petstore/core';
+import type { Exchange, FinishListener } from '../exchange/exchange.js';
+import type { Transport } from '../exchange/reply.js';
 
-export type CallProcedure = typeof callProcedure;
+export type CallOperation = typeof callOperation;
 
 /**
  * What metrics and tracing add to the request path when they are on: a wrapper around each
- * transport's handler (it sees the exchange start and sets `onFinish`) and one around every
- * procedure call. Both are applied once, at start-up; when neither is on, nothing is wrapped.
+ * transport (it sees the exchange start and sets `onFinish`) and one around every operation call.
+ * Both are applied once, at start-up; when neither is on, nothing is wrapped.
  */
 export interface RequestObserver {
-  handler(handler: ApiHandler): ApiHandler;
-  call(call: CallProcedure): CallProcedure;
+  transport(transport: Transport): Transport;
+  call(call: CallOperation): CallOperation;
 }
 
 /** Adds a finish listener after any already set (metrics and tracing can both listen). */
@@ -30,6 +30,6 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Applies each observer in turn; the first is outermost. */
 export const composeObservers = (observers: readonly RequestObserver[]): RequestObserver => ({
-  handler: (handler) => observers.reduceRight((inner, observer) => observer.handler(inner), handler),
+  transport: (transport) => observers.reduceRight((inner, observer) => observer.transport(inner), transport),
   call: (call) => observers.reduceRight((inner, observer) => observer.call(inner), call),
 });

@@ -1,6 +1,6 @@
-import type { Database } from '@petstore/core';
+import { type Database, isReplayed } from '@petstore/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Exchange } from '../front-door/exchange.js';
+import type { Exchange } from '../exchange/exchange.js';
 import { type RequestObserver, UNMATCHED_ROUTE, listenForFinish } from './exchange-observer.js';
 
 /** Seconds; from a cached get-by-id (well under a millisecond) to a request stuck behind the pool. */
@@ -85,16 +85,16 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
   return {
     registry,
     observer: {
-      handler: (handler) => (exchange) => {
+      transport: (transport) => (exchange) => {
         inFlight.inc();
         listenForFinish(exchange, finished);
-        return handler(exchange);
+        return transport(exchange);
       },
       // Only a mutation can be a replay; queries are passed through untouched.
-      call: (call) => (entry, ctx, input, batchIndex) => {
-        if (entry.type !== 'mutation') return call(entry, ctx, input, batchIndex);
-        return call(entry, ctx, input, batchIndex).then((result) => {
-          if (ctx.response.replayed) replays.inc();
+      call: (call) => (operation, ctx, readInput) => {
+        if (operation.type !== 'mutation') return call(operation, ctx, readInput);
+        return call(operation, ctx, readInput).then((result) => {
+          if (isReplayed(result)) replays.inc();
           return result;
         });
       },

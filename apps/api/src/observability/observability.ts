@@ -1,27 +1,26 @@
-import type { Database } from '@petstore/core';
-import type { Config } from '../config.js';
-import type { ApiHandler } from '../front-door/front-door.js';
-import { callProcedure } from '../procedures/procedure-table.js';
-import { type CallProcedure, type RequestObserver, composeObservers } from './exchange-observer.js';
+import { type Database, callOperation } from '@petstore/core';
+import type { Config } from '../settings/config.js';
+import type { Transport } from '../exchange/reply.js';
+import { type CallOperation, type RequestObserver, composeObservers } from './exchange-observer.js';
 import { type Metrics, createMetrics } from './metrics.js';
 
 export interface Observability {
   /** Present when METRICS_PORT is set. */
   metrics: Metrics | undefined;
-  /** Every procedure call goes through this: `callProcedure` itself when nothing observes. */
-  call: CallProcedure;
-  /** Wraps a transport's handler; the handler itself when nothing observes. */
-  handler(handler: ApiHandler): ApiHandler;
+  /** Every operation call goes through this: `callOperation` itself when nothing observes. */
+  call: CallOperation;
+  /** Wraps a transport; the transport itself when nothing observes. */
+  transport(transport: Transport): Transport;
 }
 
 /**
- * Decided once, at start-up, from the settings: with metrics and tracing off the handlers and
- * `callProcedure` are used as they are, and a request meets no observer at all.
+ * Decided once, at start-up, from the settings: with metrics and tracing off the transports and
+ * `callOperation` are used as they are, and a request meets no observer at all.
  */
 export const observabilityFor = (config: Config, db: Database, tracing?: RequestObserver): Observability => {
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ db });
   const observers = [metrics?.observer, tracing].filter((observer) => observer !== undefined);
-  if (observers.length === 0) return { metrics, call: callProcedure, handler: (handler) => handler };
+  if (observers.length === 0) return { metrics, call: callOperation, transport: (transport) => transport };
   const observer = composeObservers(observers);
-  return { metrics, call: observer.call(callProcedure), handler: (handler) => observer.handler(handler) };
+  return { metrics, call: observer.call(callOperation), transport: (transport) => observer.transport(transport) };
 };

@@ -1,4 +1,4 @@
-import type { StatementObserver } from '@petstore/core';
+import { type Operation, type StatementObserver, operations } from '@petstore/core';
 import { type Tracer, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
@@ -15,7 +15,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
 import { TRPCError } from '@trpc/server';
-import { TRPC_PREFIX } from '../trpc/trpc-handler.js';
+import { TRPC_PREFIX } from '../trpc/trpc.js';
 import { type RequestObserver, listenForFinish } from './exchange-observer.js';
 
 export interface Tracing {
@@ -42,8 +42,11 @@ const statementSummary = (statement: string) => {
 
 const failedInside = (error: unknown) => !(error instanceof TRPCError) || error.code === 'INTERNAL_SERVER_ERROR';
 
+/** Each operation's procedure name, for its span. */
+const names = new Map<Operation, string>(Object.entries(operations).map(([name, operation]) => [operation, name]));
+
 const requestObserver = (tracer: Tracer): RequestObserver => ({
-  handler: (handler) => (exchange) => {
+  transport: (transport) => (exchange) => {
     const { req } = exchange;
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
@@ -75,14 +78,15 @@ const requestObserver = (tracer: Tracer): RequestObserver => ({
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     });
-    return context.with(trace.setSpan(parent, span), () => handler(exchange));
+    return context.with(trace.setSpan(parent, span), () => transport(exchange));
   },
-  call: (call) => (entry, ctx, input, batchIndex) =>
-    tracer.startActiveSpan(
-      `procedure ${entry.name}`,
-      { attributes: { 'rpc.system': 'trpc', 'rpc.method': entry.name } },
+  call: (call) => (operation, ctx, readInput) => {
+    const name = names.get(operation) ?? 'unknown';
+    return tracer.startActiveSpan(
+      `procedure ${name}`,
+      { attributes: { 'rpc.system': 'trpc', 'rpc.method': name } },
       (span) =>
-        call(entry, ctx, input, batchIndex).then(
+        call(operation, ctx, readInput).then(
           (result) => {
             span.end();
             return result;
@@ -96,7 +100,8 @@ const requestObserver = (tracer: Tracer): RequestObserver => ({
             throw error;
           },
         ),
-    ),
+    );
+  },
 });
 
 const statementObserver = (tracer: Tracer): StatementObserver => {

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { readConfig } from '../config.js';
+import { readConfig } from '../settings/config.js';
 import { createOpenApiDocument } from './document.js';
 import { serializeDocument } from './serialize.js';
 

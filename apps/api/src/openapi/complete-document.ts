@@ -6,10 +6,9 @@ import type {
   ResponseObject,
   SchemaObject,
 } from 'openapi3-ts/oas31';
-import { BEARER_CHALLENGE, insufficientScopeChallenge } from '../admission/bearer.js';
-import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
-import { ENTITY_TAG_LENGTH } from '../rest/conditional.js';
-import type { RestOperation } from '../rest/operations.js';
+import { BEARER_CHALLENGE, QUOTA_WINDOW_SECONDS, insufficientScopeChallenge } from '../admission/admit.js';
+import { ENTITY_TAG_LENGTH } from '../exchange/exchange.js';
+import type { RestOperation } from '../rest/routes.js';
 import { transportErrors } from './transport-errors.js';
 
 export interface DocumentServers {
@@ -25,6 +24,12 @@ export interface Completion {
 }
 
 const ERROR_SCHEMA = { $ref: '#/components/schemas/Error' };
+
+/** A schema's component name (`NewPet`), from its zod meta. */
+const schemaId = (schema: { meta(): { id?: unknown } | undefined }): string | undefined => {
+  const id = schema.meta()?.id;
+  return typeof id === 'string' ? id : undefined;
+};
 
 const REQUEST_ID: HeaderObject = {
   description: 'Identifies the request in the service\'s logs: the one sent, when it is a plain token, or a new one.',
@@ -242,7 +247,7 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
   for (const restOperation of operations) {
     const operation = operationOf(document, restOperation);
     const { meta } = restOperation;
-    const bodySchemaName = restOperation.entry.inputSchemaName;
+    const bodySchemaName = schemaId(restOperation.operation.input);
     const responses = (operation.responses ??= {}) as Record<string, ResponseObject>;
 
     if (meta.paginated) describeItemsAsTheBody(document, responses['200']);

@@ -1,8 +1,7 @@
 import { ErrorBody, Pet, PetPage, Pets, type ProcedureMeta, appRouter } from '@petstore/core';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
-import { procedureTable } from '../procedures/procedure-table.js';
-import { restOperations } from '../rest/operations.js';
+import { restOperations } from '../rest/routes.js';
 import { type DocumentServers, completeDocument } from './complete-document.js';
 
 export type { DocumentServers } from './complete-document.js';
@@ -31,5 +30,5 @@ export const createOpenApiDocument = (servers: DocumentServers): OpenAPIObject =
       // Results are described by reference (see `resultOf`); these are the components they name.
       defs: { Pet, Pets, PetPage, Error: ErrorBody },
     }),
-    { operations: restOperations(procedureTable(appRouter)), servers, tags: TAGS },
+    { operations: restOperations(), servers, tags: TAGS },
   );

@@ -1,6 +1,6 @@
-import { BODY_LIMIT_TEXT } from '../front-door/read-json-body.js';
+import { BODY_LIMIT_TEXT } from '../exchange/read-body.js';
 
-/** What the body reader (front-door/read-json-body.ts) refuses. */
+/** What the body reader (exchange/read-body.ts) refuses. */
 const BODY_ERRORS: Record<number, string> = {
   413: `Body larger than ${BODY_LIMIT_TEXT}.`,
   415: 'Body not sent as application/json.',

@@ -1,35 +1,47 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Router } from 'express';
-import { methodNotAllowed } from '../server/fallbacks.js';
+import { entityTag, isNotModified } from '../exchange/exchange.js';
+import type { Reply } from '../exchange/reply.js';
 
 const PAGE = fileURLToPath(new URL('../../public/docs', import.meta.url));
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 /** Each file the page loads, and where it lives; nothing else of either folder is served. */
-const FILES: Record<string, { root: string; file: string }> = {
-  '/': { root: PAGE, file: 'index.html' },
-  '/init.js': { root: PAGE, file: 'init.js' },
-  '/assets/swagger-ui.css': { root: SWAGGER_UI, file: 'swagger-ui.css' },
-  '/assets/swagger-ui-bundle.js': { root: SWAGGER_UI, file: 'swagger-ui-bundle.js' },
-  '/assets/favicon-32x32.png': { root: SWAGGER_UI, file: 'favicon-32x32.png' },
+const FILES: Record<string, { path: string; type: string }> = {
+  '/': { path: join(PAGE, 'index.html'), type: 'text/html; charset=utf-8' },
+  '/init.js': { path: join(PAGE, 'init.js'), type: 'text/javascript; charset=utf-8' },
+  '/assets/swagger-ui.css': { path: join(SWAGGER_UI, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
+  '/assets/swagger-ui-bundle.js': { path: join(SWAGGER_UI, 'swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' },
+  '/assets/favicon-32x32.png': { path: join(SWAGGER_UI, 'favicon-32x32.png'), type: 'image/png' },
 };
 
+/** The paths under `/docs` that hold a file. */
+export const DOCS_FILES = Object.keys(FILES);
+
+interface Loaded {
+  body: Buffer;
+  tag: string;
+}
+
 /**
- * `/docs`: Swagger UI rendering `/v1/openapi.json`, served entirely from installed packages, so
- * the page works with no internet. A person can authorise with a key and try each operation.
+ * `/docs`: Swagger UI rendering `/v1/openapi.json`, served entirely from installed packages, so the
+ * page works with no internet. Each file is read once, when first asked for, and answered with an
+ * ETag, so a browser that holds it gets a 304.
  */
-export const docsPage = (): Router => {
-  const router = express.Router();
-  for (const [path, { root, file }] of Object.entries(FILES)) {
-    router
-      .route(path)
-      .get((_req, res) => {
-        // The Cache-Control the docs headers set, not send's own `public, max-age=0`.
-        res.sendFile(file, { root, cacheControl: false });
-      })
-      .all(methodNotAllowed(['GET', 'HEAD']));
-  }
-  return router;
+export const createDocsPage = () => {
+  const loaded = new Map<string, Promise<Loaded>>();
+  const load = (path: string) =>
+    readFile(path).then((body) => ({ body, tag: entityTag(body, []) }));
+
+  return async (file: string, ifNoneMatch: string | undefined): Promise<Reply> => {
+    const entry = FILES[file];
+    if (!entry) throw new Error(`no docs file ${file}`);
+    let pending = loaded.get(file);
+    if (!pending) loaded.set(file, (pending = load(entry.path)));
+    const { body, tag } = await pending;
+    if (isNotModified(ifNoneMatch, tag)) return { status: 304, empty: true, page: true, headers: ['ETag', tag] };
+    return { status: 200, body, type: entry.type, page: true, headers: ['ETag', tag] };
+  };
 };

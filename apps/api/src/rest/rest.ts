@@ -1,78 +1,87 @@
-import { type Context, toErrorBody } from '@petstore/core';
+import { parse } from 'node:querystring';
+import { type Context, callOperation } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { type Admit, refuseScope } from '../admission/admit.js';
-import type { Exchange, FlatHeaders } from '../front-door/exchange.js';
-import { readJsonBody } from '../front-door/read-json-body.js';
-import { type ProcedureEntry, callProcedure } from '../procedures/procedure-table.js';
-import { entityTag, isNotModified } from './conditional.js';
-import { METHODS_WITH_BODY, REST_PREFIX, type RestOperation, restOperations } from './operations.js';
-import { queryInput } from './query-input.js';
-import { successResponder } from './response-headers.js';
-import { compileRoutes, matchRoute } from './routes.js';
+import { type Admit, insufficientScopeChallenge } from '../admission/admit.js';
+import { type Exchange, type FlatHeaders, entityTag, isNotModified } from '../exchange/exchange.js';
+import { readJsonObject } from '../exchange/read-body.js';
+import { type Reply, methodNotAllowed, nothingAt } from '../exchange/reply.js';
+import {
+  METHODS_WITH_BODY,
+  REST_PREFIX,
+  type RestOperation,
+  type SuccessReply,
+  compileRoutes,
+  matchRoute,
+  restOperations,
+  successReplyFor,
+} from './routes.js';
 
 const DOCUMENT_PATH = `${REST_PREFIX}/openapi.json`;
-const MAX_ECHOED_PATH = 200;
 
-/** Answers with the Error body of `error`; a crash is logged in full and described by nothing. */
-export const sendRestError = (exchange: Exchange, error: TRPCError, headers?: FlatHeaders): void => {
-  if (error.code === 'INTERNAL_SERVER_ERROR') exchange.log.error({ err: error.cause ?? error }, 'request failed');
-  const body = toErrorBody(error);
-  exchange.sendJson(body.status, JSON.stringify(body), headers);
+/**
+ * A GET operation's input: its query and path parameters, as text for the procedure's schema to
+ * read. A parameter given more than once (a repeated query parameter, or a query parameter named
+ * like a path parameter) becomes a list and an empty one an empty string: validation refuses both,
+ * naming the parameter, instead of one value silently winning.
+ */
+const queryInput = (search: string, params: Readonly<Record<string, string>>) => {
+  // node:querystring: lists for repeated names, '' for empty values, and an object without a
+  // prototype, so `__proto__` is a parameter name like any other (and refused as unknown).
+  const input: Record<string, string | string[] | undefined> = parse(search);
+  for (const [name, value] of Object.entries(params)) {
+    const seen = input[name];
+    input[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return input;
 };
 
-const refuse = (exchange: Exchange, code: TRPC_ERROR_CODE_KEY, message: string, headers?: FlatHeaders) => {
-  sendRestError(exchange, new TRPCError({ code, message }), headers);
-};
-
-export interface RestHandlerDependencies {
+export interface RestTransportDependencies {
   admit: Admit;
-  table: ReadonlyMap<string, ProcedureEntry>;
   /** The OpenAPI document, serialised, made on first use. */
   openApiJson: () => Promise<string>;
-  /** Runs a procedure: `callProcedure`, or it wrapped by metrics or tracing. */
-  call?: typeof callProcedure;
+  /** Calls an operation: `callOperation`, or it wrapped by metrics or tracing. */
+  call?: typeof callOperation;
 }
 
 /**
- * The REST interface under `/v1`, served from the procedures' OpenAPI meta: the same meta
+ * The REST interface under `/v1`, served from the operations' OpenAPI meta: the same meta
  * trpc-to-openapi turns into the document. Routes, allowed methods and fixed headers are worked
- * out once, here; a request pays for its admission, its input, its procedure and its JSON. The
- * order of checks is the contract's: the key first, then the quota, the path and method, the body.
+ * out once, here; a request pays for its admission, its input, its operation and its JSON. The
+ * order of checks is the contract's: the key first, then the quota, the path and method, the
+ * scope (in the operation), then the body.
  */
-export const createRestHandler = ({ admit, table, openApiJson, call = callProcedure }: RestHandlerDependencies) => {
-  const operations = restOperations(table);
-  const routes = compileRoutes(operations);
+export const createRestTransport = ({ admit, openApiJson, call = callOperation }: RestTransportDependencies) => {
+  const restOps = restOperations();
+  const routes = compileRoutes(restOps);
   const routeNames = new Map(routes.map((route) => [route, `${REST_PREFIX}${route.template}`]));
-  const responders = new Map(operations.map((operation) => [operation, successResponder(operation, operations)]));
+  const successReplies = new Map(restOps.map((restOp) => [restOp, successReplyFor(restOp, restOps)]));
 
-  const run = async (exchange: Exchange, operation: RestOperation, ctx: Context, input: unknown, search: string, admitted: FlatHeaders) => {
-    // A GET answers with an ETag, and with 304 when the client already holds that representation.
-    let data: unknown;
-    try {
-      data = await call(operation.entry, ctx, input);
-    } catch (error) {
-      if (!(error instanceof TRPCError)) throw error;
-      sendRestError(exchange, error, admitted);
-      return;
-    }
-    const respond = responders.get(operation);
-    if (!respond) throw new Error(`no responder for ${operation.entry.name}`);
-    const { status, body, headers } = respond(ctx, data, search);
-    const json = JSON.stringify(body);
-    if (operation.method !== 'GET') {
-      exchange.sendJson(status, json, admitted.length === 0 ? headers : [...admitted, ...headers]);
-      return;
-    }
-    const tag = entityTag(json, headers);
+  /** A GET answers with an ETag, and with 304 when the client already holds that representation. */
+  const conditional = async (exchange: Exchange, ctx: Context, reply: SuccessReply, admitted: FlatHeaders): Promise<Reply> => {
+    const tag = entityTag(reply.body, reply.headers);
     if (isNotModified(exchange.req.headers['if-none-match'], tag)) {
-      exchange.sendEmpty(304, [...(await admit.refund(ctx, 1, admitted)), ...headers, 'ETag', tag]);
-      return;
+      return { status: 304, empty: true, headers: [...(await admit.refund(ctx, 1, admitted)), ...reply.headers, 'ETag', tag] };
     }
-    exchange.sendJson(status, json, [...admitted, ...headers, 'ETag', tag]);
+    return { ...reply, headers: [...admitted, ...reply.headers, 'ETag', tag] };
   };
 
-  return async (exchange: Exchange): Promise<void> => {
+  const run = async (exchange: Exchange, restOp: RestOperation, ctx: Context, readInput: () => unknown, search: string, admitted: FlatHeaders): Promise<Reply> => {
+    let result: unknown;
+    try {
+      result = await call(restOp.operation, ctx, readInput);
+    } catch (error) {
+      if (!(error instanceof TRPCError)) throw error;
+      const challenge = error.code === 'FORBIDDEN' ? ['WWW-Authenticate', insufficientScopeChallenge(restOp.meta.scope)] : [];
+      return { error, headers: [...admitted, ...challenge] };
+    }
+    const successReply = successReplies.get(restOp);
+    if (!successReply) throw new Error(`no success reply for ${restOp.name}`);
+    const reply = successReply(result, search);
+    if (restOp.method === 'GET') return conditional(exchange, ctx, reply, admitted);
+    return { ...reply, headers: admitted.length === 0 ? reply.headers : [...admitted, ...reply.headers] };
+  };
+
+  return async (exchange: Exchange): Promise<Reply> => {
     const { req } = exchange;
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
@@ -81,49 +90,26 @@ export const createRestHandler = ({ admit, table, openApiJson, call = callProced
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
 
     if (path === DOCUMENT_PATH) {
-      if (method === 'GET') exchange.sendJson(200, await openApiJson());
-      else refuse(exchange, 'METHOD_NOT_SUPPORTED', `${method} is not supported on ${path}; use GET, HEAD.`, ['Allow', 'GET, HEAD']);
-      return;
+      if (method === 'GET') return { status: 200, body: await openApiJson() };
+      return methodNotAllowed(req.method, url, 'GET, HEAD');
     }
 
     const admission = await admit(req, 1);
-    if (!admission.admitted) {
-      sendRestError(exchange, admission.error, admission.headers);
-      return;
-    }
+    if (!admission.admitted) return { error: admission.error, headers: admission.headers };
 
     const match = matchRoute(routes, path.slice(REST_PREFIX.length));
     if (match) exchange.route = routeNames.get(match.route);
-    const operation = match?.route.byMethod.get(method);
-    if (!match || !operation) {
-      if (match) {
-        const allow = match.route.allow;
-        refuse(exchange, 'METHOD_NOT_SUPPORTED', `${req.method} is not supported on ${path.slice(0, MAX_ECHOED_PATH)}; use ${allow}.`, [...admission.headers, 'Allow', allow]);
-      } else {
-        refuse(exchange, 'NOT_FOUND', `There is nothing at ${req.method} ${path.slice(0, MAX_ECHOED_PATH)}.`, admission.headers);
-      }
-      return;
+    const restOp = match?.route.byMethod.get(method);
+    if (!match) return nothingAt(req.method, url, admission.headers);
+    if (!restOp) return methodNotAllowed(req.method, url, match.route.allow, admission.headers);
+    const { params } = match;
+    if (!params) {
+      return { error: new TRPCError({ code: 'BAD_REQUEST', message: 'A path parameter is not valid percent-encoding.' }), headers: admission.headers };
     }
-    if (!match.params) {
-      refuse(exchange, 'BAD_REQUEST', 'A path parameter is not valid percent-encoding.', admission.headers);
-      return;
-    }
-    const outOfScope = refuseScope(admission.ctx, operation.entry.meta.scope);
-    if (outOfScope) {
-      sendRestError(exchange, outOfScope.error, [...admission.headers, ...outOfScope.headers]);
-      return;
-    }
-
-    if (!METHODS_WITH_BODY.has(operation.method)) {
-      await run(exchange, operation, admission.ctx, queryInput(search, match.params), search, admission.headers);
-      return;
-    }
-    const body = await readJsonBody(req, { objectOnly: true });
-    if (!body.ok) {
-      // What is left of a refused body is not read: the connection closes after the answer.
-      sendRestError(exchange, body.error, req.complete ? admission.headers : [...admission.headers, 'Connection', 'close']);
-      return;
-    }
-    await run(exchange, operation, admission.ctx, { ...(body.value as object | undefined), ...match.params }, search, admission.headers);
+    // The body is read only once the operation has admitted the key's scope.
+    const readInput = METHODS_WITH_BODY.has(restOp.method)
+      ? async () => ({ ...(await readJsonObject(req)), ...params })
+      : () => queryInput(search, params);
+    return run(exchange, restOp, admission.ctx, readInput, search, admission.headers);
   };
 };

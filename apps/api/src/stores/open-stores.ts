@@ -1,8 +1,8 @@
 import { type ApiKeys, type Database, type StatementObserver, createApiKeys, openDatabase } from '@petstore/core';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import { type Quota, createQuota } from '../admission/quota.js';
-import { type SharedCounts, connectSharedCounts } from '../admission/shared-counts.js';
+import type { Config } from '../settings/config.js';
+import { type Quota, createQuota } from '../admission/admit.js';
+import { type SharedCounts, connectSharedCounts } from './shared-counts.js';
 
 /** Readiness: the database answers; `degraded` names the stores the service is running without. */
 export interface Readiness {
@@ -45,6 +45,7 @@ export const openStores = async (config: Config, logger: Logger, onStatement?: S
     db,
     // Key creations, rotations, revocations and first uses after a rotation, as log lines too.
     apiKeys: createApiKeys(db.apiKeys, {
+      holdMs: config.apiKeyCacheMs,
       audit: (entry) => {
         logger.info({ audit: entry }, `API key ${entry.event}`);
       },

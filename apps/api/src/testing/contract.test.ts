@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from '../openapi/document.js';
-import { type Exchange, createContractChecker } from './contract.js';
+import { type SeenResponse, createContractChecker } from './contract.js';
 
-// The checker must fail when code and document disagree; these exchanges are built to disagree.
+// The checker must fail when code and document disagree; these responses are built to disagree.
 const check = createContractChecker(createOpenApiDocument({ publicBaseUrl: 'http://localhost:3000/v1' }));
 
 const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
-const exchange = (overrides: Partial<Exchange> & { path: string }): Exchange => {
+const seen = (overrides: Partial<SeenResponse> & { path: string }): SeenResponse => {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1' };
   return {
     method: 'GET',
@@ -22,30 +22,30 @@ const withHeaders = (headers: Record<string, string>) => (name: string) =>
 
 describe('the contract checker', () => {
   it('passes what the document promises', () => {
-    expect(check(exchange({ path: '/v1/pets', header: withHeaders({ etag: '"2jmj7l5rSw0yVb_vlWAYkK_YBwk"' }) }))).toEqual([]);
+    expect(check(seen({ path: '/v1/pets', header: withHeaders({ etag: '"2jmj7l5rSw0yVb_vlWAYkK_YBwk"' }) }))).toEqual([]);
     expect(
-      check(exchange({ path: '/v1/pets', method: 'POST', status: 201, body: pet, header: withHeaders({ location: '/v1/pets/1' }) })),
+      check(seen({ path: '/v1/pets', method: 'POST', status: 201, body: pet, header: withHeaders({ location: '/v1/pets/1' }) })),
     ).toEqual([]);
   });
 
   it.each([
-    ['an undocumented status', exchange({ path: '/v1/pets', status: 404 }), /status not documented/],
-    ['a body off its schema', exchange({ path: '/v1/pets', body: [{ ...pet, extra: 1 }] }), /body data\/0 must NOT have additional properties/],
-    ['an id beyond 2^53', exchange({ path: '/v1/pets', body: [{ ...pet, id: 2 ** 53 }] }), /body/],
-    ['a missing required header', exchange({ path: '/v1/pets', method: 'POST', status: 201, body: pet }), /header Location missing/],
-    ['getPet without its deprecation headers', exchange({ path: '/v1/pets/1', body: pet }), /header Deprecation missing/],
-    ['a page without its ETag', exchange({ path: '/v1/pets' }), /header ETag missing/],
-    ['an Error body off its schema', exchange({ path: '/v1/pets', status: 400, body: { code: 'BAD_REQUEST' } }), /required property 'message'/],
-    ['a success on an unknown path', exchange({ path: '/v1/unknown' }), /undocumented operation/],
-    ['an unknown path without the Error body', exchange({ path: '/v1/unknown', status: 404, body: { error: 'x' } }), /body/],
-    ['a body that is not JSON', exchange({ path: '/v1/pets', header: withHeaders({ 'content-type': 'text/html' }) }), /Content-Type/],
-    ['a response without its request id', exchange({ path: '/v1/pets', header: (name) => (name === 'content-type' ? 'application/json' : null) }), /X-Request-Id missing/],
-    ['a Retry-After that is not a number of seconds', exchange({ path: '/v1/pets', status: 429, body: { code: 'TOO_MANY_REQUESTS', message: 'm', status: 429 }, header: withHeaders({ 'retry-after': 'soon' }) }), /header Retry-After/],
+    ['an undocumented status', seen({ path: '/v1/pets', status: 404 }), /status not documented/],
+    ['a body off its schema', seen({ path: '/v1/pets', body: [{ ...pet, extra: 1 }] }), /body data\/0 must NOT have additional properties/],
+    ['an id beyond 2^53', seen({ path: '/v1/pets', body: [{ ...pet, id: 2 ** 53 }] }), /body/],
+    ['a missing required header', seen({ path: '/v1/pets', method: 'POST', status: 201, body: pet }), /header Location missing/],
+    ['getPet without its deprecation headers', seen({ path: '/v1/pets/1', body: pet }), /header Deprecation missing/],
+    ['a page without its ETag', seen({ path: '/v1/pets' }), /header ETag missing/],
+    ['an Error body off its schema', seen({ path: '/v1/pets', status: 400, body: { code: 'BAD_REQUEST' } }), /required property 'message'/],
+    ['a success on an unknown path', seen({ path: '/v1/unknown' }), /undocumented operation/],
+    ['an unknown path without the Error body', seen({ path: '/v1/unknown', status: 404, body: { error: 'x' } }), /body/],
+    ['a body that is not JSON', seen({ path: '/v1/pets', header: withHeaders({ 'content-type': 'text/html' }) }), /Content-Type/],
+    ['a response without its request id', seen({ path: '/v1/pets', header: (name) => (name === 'content-type' ? 'application/json' : null) }), /X-Request-Id missing/],
+    ['a Retry-After that is not a number of seconds', seen({ path: '/v1/pets', status: 429, body: { code: 'TOO_MANY_REQUESTS', message: 'm', status: 429 }, header: withHeaders({ 'retry-after': 'soon' }) }), /header Retry-After/],
   ])('reports %s', (_, seen, problem) => {
     expect(check(seen).join('\n')).toMatch(problem);
   });
 
   it('leaves paths outside the document alone', () => {
-    expect(check(exchange({ path: '/trpc/listPets', status: 418, body: 'anything' }))).toEqual([]);
+    expect(check(seen({ path: '/trpc/listPets', status: 418, body: 'anything' }))).toEqual([]);
   });
 });

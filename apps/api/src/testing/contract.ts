@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { HeaderObject, OpenAPIObject, OperationObject, ResponseObject } from 'openapi3-ts/oas31';
 
 /** One request and its response, as a test saw them. */
-export interface Exchange {
+export interface SeenResponse {
   method: string;
   url: URL;
   status: number;
@@ -18,7 +18,7 @@ const templateToRegExp = (template: string) =>
   new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
 /**
- * Checks exchanges against an OpenAPI document: the status must be one the operation documents,
+ * Checks responses against an OpenAPI document: the status must be one the operation documents,
  * the body must match its schema, and its headers must be there and match theirs. A path or method
  * the document does not know must still answer with the Error body.
  */
@@ -43,34 +43,34 @@ export const createContractChecker = (document: OpenAPIObject) => {
     item: item as Record<string, OperationObject | undefined>,
   }));
 
-  return (exchange: Exchange): string[] => {
-    const path = exchange.url.pathname;
+  return (seen: SeenResponse): string[] => {
+    const path = seen.url.pathname;
     if (!path.startsWith(`${basePath}/`) || path === `${basePath}/openapi.json`) return [];
-    const method = exchange.method === 'HEAD' ? 'get' : exchange.method.toLowerCase();
-    const label = `${exchange.method} ${path} → ${exchange.status}`;
+    const method = seen.method === 'HEAD' ? 'get' : seen.method.toLowerCase();
+    const label = `${seen.method} ${path} → ${seen.status}`;
     const problems: string[] = [];
     const check = (validate: ReturnType<typeof validatorAt>, value: unknown, what: string) => {
       if (!validate(value)) problems.push(`${label}: ${what} ${ajv.errorsText(validate.errors)}`);
     };
 
-    const contentType = exchange.header('content-type') ?? '';
+    const contentType = seen.header('content-type') ?? '';
     // A 304 has no body, so no type; every other answer is JSON.
-    if (exchange.status !== 304 && !/^application\/json(;|$)/.test(contentType)) problems.push(`${label}: Content-Type is "${contentType}"`);
+    if (seen.status !== 304 && !/^application\/json(;|$)/.test(contentType)) problems.push(`${label}: Content-Type is "${contentType}"`);
 
     const found = operations.find((operation) => operation.matches.test(path.slice(basePath.length)));
     const operation = found?.item[method];
     if (!found || !operation) {
-      if (exchange.status < 400) problems.push(`${label}: succeeded on an undocumented operation`);
-      else if (exchange.body !== undefined) check(validatorAt('components', 'schemas', 'Error'), exchange.body, 'body');
+      if (seen.status < 400) problems.push(`${label}: succeeded on an undocumented operation`);
+      else if (seen.body !== undefined) check(validatorAt('components', 'schemas', 'Error'), seen.body, 'body');
       return problems;
     }
 
-    const response = operation.responses?.[String(exchange.status)] as ResponseObject | undefined;
+    const response = operation.responses?.[String(seen.status)] as ResponseObject | undefined;
     if (!response) return [...problems, `${label}: status not documented`];
-    const at = ['paths', found.template, method, 'responses', String(exchange.status)];
-    if (exchange.body !== undefined) {
+    const at = ['paths', found.template, method, 'responses', String(seen.status)];
+    if (seen.body !== undefined) {
       if (!response.content?.['application/json']) problems.push(`${label}: a body where none is documented`);
-      else check(validatorAt(...at, 'content', 'application/json', 'schema'), exchange.body, 'body');
+      else check(validatorAt(...at, 'content', 'application/json', 'schema'), seen.body, 'body');
     }
     for (const [name, declared] of Object.entries(response.headers ?? {})) {
       // A header is either described in place or a reference to components.headers.
@@ -78,7 +78,7 @@ export const createContractChecker = (document: OpenAPIObject) => {
       const reference = typeof ref === 'string' ? ref.replace('#/', '').split('/') : undefined;
       const header = (reference ? document.components?.headers?.[reference[2] ?? ''] : declared) as HeaderObject | undefined;
       const schemaAt = reference ? [...reference, 'schema'] : [...at, 'headers', name, 'schema'];
-      const value = exchange.header(name);
+      const value = seen.header(name);
       if (value === null) {
         if (header?.required) problems.push(`${label}: required header ${name} missing`);
       } else if (header?.schema) {

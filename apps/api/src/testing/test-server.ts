@@ -1,6 +1,6 @@
 import { type Logger, pino } from 'pino';
-import { readConfig } from '../config.js';
-import { type RunningServer, startServer } from '../server/server.js';
+import { readConfig } from '../settings/config.js';
+import { type RunningServer, startServer } from '../server.js';
 import { type TestStorage, createTestStorage } from './test-storage.js';
 
 /**

@@ -54,6 +54,63 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect(reads).toBe(1);
   });
 
+  describe('a key held in the process (holdMs)', () => {
+    const HOLD_MS = 2_000;
+    let clock: Date;
+    let reads: number;
+    const heldOn = (db: { apiKeys: ApiKeyRecords }) => {
+      clock = new Date('2030-01-01T00:00:00Z');
+      reads = 0;
+      const counted: ApiKeyRecords = {
+        ...db.apiKeys,
+        findByPublicId: (publicId) => {
+          reads += 1;
+          return db.apiKeys.findByPublicId(publicId);
+        },
+      };
+      return createApiKeys(counted, { now: () => clock, holdMs: HOLD_MS });
+    };
+    const later = (ms: number) => {
+      clock = new Date(clock.getTime() + ms);
+    };
+
+    it('is read once, then again only when its hold ends', async ({ db }) => {
+      const keys = heldOn(db);
+      const { token } = await keys.create('ci');
+      for (let request = 0; request < 5; request++) expect(await keys.authenticate(token)).toMatchObject({ name: 'ci' });
+      expect(reads).toBe(1);
+      later(HOLD_MS);
+      expect(await keys.authenticate(token)).toMatchObject({ name: 'ci' });
+      expect(reads).toBe(2);
+    });
+
+    it('is refused once revoked elsewhere, when its hold ends; at once when revoked here', async ({ db }) => {
+      const keys = heldOn(db);
+      const elsewhere = createApiKeys(db.apiKeys);
+      const first = await keys.create('first');
+      const second = await keys.create('second');
+      expect(await keys.authenticate(first.token)).not.toBeNull();
+      expect(await keys.authenticate(second.token)).not.toBeNull();
+      await elsewhere.revoke('first');
+      expect(await keys.authenticate(first.token)).not.toBeNull();
+      later(HOLD_MS);
+      expect(await keys.authenticate(first.token)).toBeNull();
+      await keys.revoke('second');
+      expect(await keys.authenticate(second.token)).toBeNull();
+    });
+
+    it('expires exactly, hold or not', async ({ db }) => {
+      const keys = heldOn(db);
+      const { token } = await keys.create('brief', { expiresAt: new Date(clock.getTime() + 1_000) });
+      expect(await keys.authenticate(token)).not.toBeNull();
+      later(999);
+      expect(await keys.authenticate(token)).not.toBeNull();
+      later(1);
+      expect(await keys.authenticate(token)).toBeNull();
+      expect(reads).toBe(1);
+    });
+  });
+
   it('still accepts a key issued before checksums', async ({ db, keys }) => {
     const legacy = 'pst_0123456789ab_' + 'Q'.repeat(40) + '-_x';
     await db.apiKeys.insert({

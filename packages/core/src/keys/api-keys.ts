@@ -42,7 +42,7 @@ export interface ApiKeySummary {
 /** How long a replaced key keeps working after `rotate`, unless told otherwise. */
 export const DEFAULT_ROTATION_GRACE_MS = 24 * 3_600_000;
 
-/** Last use is written at most this often per key and process: a write per request would cost more than it tells. */
+/** Last use is written at most this often per key and process. */
 const LAST_USE_RESOLUTION_MS = 60_000;
 
 export class ApiKeyError extends Error {
@@ -86,9 +86,26 @@ export interface ApiKeysOptions {
   now?: () => Date;
   /** Writes each audit entry as a structured log line (the CLI's and the server's loggers). */
   audit?: (entry: Omit<ApiKeyEvent, 'id'>) => void;
+  /**
+   * How long an authenticated key is held in this process before its row is read again: the
+   * longest a revocation or a change made elsewhere (another instance, the CLI) takes to be seen
+   * here. 0 reads the row on every request.
+   */
+  holdMs?: number;
 }
 
-export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), audit }: ApiKeysOptions = {}) => {
+/** The most keys held at once; past it the longest-held goes first. */
+const MAX_HELD_KEYS = 10_000;
+
+/** A key this process authenticated, until `until`: what a request needs without a database read. */
+interface HeldKey {
+  principal: ApiKeyPrincipal;
+  /** Its expiry, checked on every request, so an expiry is exact whatever the hold. */
+  expiresAt: number | null;
+  until: number;
+}
+
+export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), audit, holdMs = 0 }: ApiKeysOptions = {}) => {
   /** Kept in the database and logged: key id and name, never the secret. */
   const record = async (entry: Omit<ApiKeyEvent, 'id'>) => {
     await records.recordEvent(entry);
@@ -98,6 +115,32 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
   /** The keys that hold their name: neither revoked nor replaced by a rotation. */
   const current = async () => (await records.list()).filter((key) => key.revokedAt === null && key.rotatedAt === null);
   const lastUseWritten = new Map<number, number>();
+  const held = new Map<string, HeldKey>();
+
+  const hold = (token: string, principal: ApiKeyPrincipal, expiresAt: Date | null, at: Date) => {
+    if (holdMs === 0) return;
+    held.delete(token);
+    if (held.size >= MAX_HELD_KEYS) held.delete(held.keys().next().value as string);
+    held.set(token, { principal, expiresAt: expiresAt?.getTime() ?? null, until: at.getTime() + holdMs });
+  };
+  /** What this process changed takes effect here at once; other processes see it within `holdMs`. */
+  const release = (keyId: number) => {
+    for (const [token, { principal }] of held) if (principal.keyId === keyId) held.delete(token);
+  };
+
+  /** Last use, to the minute: a write per request would cost more than it tells. */
+  const noteUse = async (keyId: number, at: Date) => {
+    if (at.getTime() - (lastUseWritten.get(keyId) ?? 0) < LAST_USE_RESOLUTION_MS) return;
+    lastUseWritten.set(keyId, at.getTime());
+    try {
+      await records.recordUse(keyId, at);
+    } catch (error) {
+      // Last use is a note, not the request: a database that cannot be written (read-only,
+      // full) still serves reads. It is written again on the next request.
+      if (!isStorageUnavailable(error)) throw error;
+      lastUseWritten.delete(keyId);
+    }
+  };
 
   return {
     /** Creates a key and returns its token: the only moment the token exists outside a hash. */
@@ -155,6 +198,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
         },
       });
       if (!key) throw new ApiKeyError(`${described} was revoked or rotated meanwhile.`);
+      release(old.id);
       await record({ at, event: 'rotated', keyId: key.id, keyName: key.name, detail: `replaces key ${old.id}, which works until ${expiresAt.toISOString()}` });
       return { key: summarise(key, at), replaced: summarise({ ...old, rotatedAt: at, expiresAt }, at), token };
     },
@@ -182,21 +226,30 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
       if (!(await records.revoke(key.id, revokedAt))) {
         throw new ApiKeyError(`Key ${key.id} ("${key.name}") is already revoked.`);
       }
+      release(key.id);
       await record({ at: revokedAt, event: 'revoked', keyId: key.id, keyName: key.name, detail: null });
       return summarise({ ...key, revokedAt }, revokedAt);
     },
 
     /**
      * The principal behind a presented key, or null when it is unknown, malformed, revoked or
-     * expired. The stored key is read on every call, so a revocation or an expiry takes effect at
-     * once, in every process using the database.
+     * expired. A key's row is read when the process first sees it and again once it has been held
+     * `holdMs`; an expiry is checked on every request. A key that is not well formed, or whose
+     * checksum fails, is refused without a read.
      */
     async authenticate(token: string): Promise<ApiKeyPrincipal | null> {
+      const at = now();
+      const kept = held.get(token);
+      if (kept && at.getTime() < kept.until) {
+        if (kept.expiresAt !== null && kept.expiresAt <= at.getTime()) return null;
+        await noteUse(kept.principal.keyId, at);
+        return kept.principal;
+      }
+      held.delete(token);
       const publicId = publicIdOf(token);
       if (publicId === undefined) return null;
       const key = await records.findByPublicId(publicId);
       if (!key || key.revokedAt !== null || !tokenMatchesHash(token, key.secretHash)) return null;
-      const at = now();
       if (key.expiresAt !== null && key.expiresAt <= at) return null;
       // A rotated-in key's first use says the app now holds it: one process wins the write and records it.
       if (key.rotatedFrom !== null && key.lastUsedAt === null && !lastUseWritten.has(key.id)) {
@@ -204,18 +257,12 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
         if (await records.recordFirstUse(key.id, at)) {
           await record({ at, event: 'first_use', keyId: key.id, keyName: key.name, detail: `first use since it replaced key ${key.rotatedFrom}` });
         }
-      } else if (at.getTime() - (lastUseWritten.get(key.id) ?? 0) >= LAST_USE_RESOLUTION_MS) {
-        lastUseWritten.set(key.id, at.getTime());
-        try {
-          await records.recordUse(key.id, at);
-        } catch (error) {
-          // Last use is a note, not the request: a database that cannot be written (read-only,
-          // full) still serves reads. It is written again on the next request.
-          if (!isStorageUnavailable(error)) throw error;
-          lastUseWritten.delete(key.id);
-        }
+      } else {
+        await noteUse(key.id, at);
       }
-      return { keyId: key.id, name: key.name, scopes: scopesFromStored(key.scopes) };
+      const principal = { keyId: key.id, name: key.name, scopes: scopesFromStored(key.scopes) };
+      hold(token, principal, key.expiresAt, at);
+      return principal;
     },
   };
 };

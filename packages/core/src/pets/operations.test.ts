@@ -9,10 +9,10 @@ import { appRouter } from '../router.js';
 
 const createCaller = createCallerFactory(appRouter);
 
-describe.each(ENGINES)('pet procedures on $name', (engine) => {
+describe.each(ENGINES)('the pet operations through tRPC on $name', (engine) => {
   const it = testOn(engine).extend(
     'ctx',
-    ({ db }): Context => ({ db, principal: { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] }, response: {} }),
+    ({ db }): Context => ({ db, principal: { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] } }),
   );
 
   const errorOf = async (call: Promise<unknown>) => {

@@ -1,9 +1,28 @@
-import { handler } from '../../trpc.js';
+import { z } from 'zod';
+import { defineQuery } from '../../trpc.js';
+import { NextPageLinkHeader } from '../response-header-schemas.js';
 import { ListPetsQuery } from './list-query.js';
-import { readPetPage } from './page.js';
+import { PetPage, readPetPage } from './page.js';
 
 /** `listPets`: a page of animals by ascending id, from the cursor on. */
-export const listPetsHandler = handler({
+export const listPets = defineQuery({
+  meta: {
+    scope: 'pets:read',
+    paginated: true,
+    openapi: {
+      method: 'GET',
+      path: '/pets',
+      tags: ['animals'],
+      summary: 'List animals',
+      description:
+        'Animals by ascending id, a page at a time. When more follow, the `Link` header holds the ' +
+        'next page (`rel="next"`); the last page has none.',
+      successDescription: 'The list (paginated).',
+      responseHeaders: z.object({ Link: NextPageLinkHeader.optional() }),
+      errorResponses: { 400: 'A query parameter is invalid.' },
+    },
+  },
   input: ListPetsQuery,
+  output: PetPage,
   resolve: async ({ ctx, input }) => readPetPage(ctx.db.pets, input),
 });

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
-import { createAccessLog } from './access-log.js';
+import { createLogger } from '../settings/logger.js';
+import { createAccessLog } from './send-reply.js';
 
 const collected = () => {
   const lines: string[] = [];

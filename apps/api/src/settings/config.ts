@@ -1,7 +1,7 @@
 import { DEFAULT_DATABASE_TIMEOUTS } from '@petstore/core';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
-import { tracingRequested } from './observability/tracing-requested.js';
+import { tracingRequested } from './tracing-requested.js';
 
 const compilesAsProxyList = (list: string[]) => {
   try {
@@ -28,6 +28,12 @@ const isOrigin = (entry: string) => {
     return false;
   }
 };
+
+/**
+ * How long an instance holds a key it authenticated before reading its row again: the longest a
+ * revocation, or the end of a rotation's grace, takes to reach every instance.
+ */
+export const DEFAULT_API_KEY_CACHE_MS = 2_000;
 
 /** An empty variable counts as unset, as shells and .env files commonly leave them. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
@@ -104,6 +110,14 @@ const Environment = z.object({
       .default([]),
   ),
   METRICS_PORT: setting(Port.optional()),
+  API_KEY_CACHE_MS: setting(
+    z
+      .string()
+      .regex(/^[0-9]{1,6}$/, 'must be a whole number of milliseconds (0 reads the key on every request)')
+      .transform(Number)
+      .default(DEFAULT_API_KEY_CACHE_MS),
+  ),
+  TRPC_ALLOW_METHOD_OVERRIDE: setting(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
   LOG_LEVEL: setting(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
@@ -143,6 +157,10 @@ export interface Config {
   metricsPort: number | undefined;
   /** An OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT…): requests are traced. */
   tracing: boolean;
+  /** How long an authenticated key is held in the process before its row is read again; 0: every request. */
+  apiKeyCacheMs: number;
+  /** `/trpc` takes queries as POST too, as tRPC's `allowMethodOverride` (`methodOverride: 'POST'` in the links). */
+  trpcAllowMethodOverride: boolean;
 }
 
 export class ConfigError extends Error {
@@ -177,5 +195,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     logLevel: settings.LOG_LEVEL,
     metricsPort: settings.METRICS_PORT,
     tracing: tracingRequested(env),
+    apiKeyCacheMs: settings.API_KEY_CACHE_MS,
+    trpcAllowMethodOverride: settings.TRPC_ALLOW_METHOD_OVERRIDE === 'true',
   };
 };

@@ -1,0 +1,89 @@
+import { TRPCError } from '@trpc/server';
+import { describe, expect, it } from 'vitest';
+import { appRouter, operations } from './router.js';
+import { ENGINES } from './testing/engines.js';
+import { testOn } from './testing/fixtures.js';
+import { type Context, type Operation, authedProcedure, callOperation, createCallerFactory, isReplayed } from './trpc.js';
+
+// The transports run each operation through `callOperation` instead of tRPC's middleware chain.
+// That is only the same procedure while the chain holds nothing but the key and scope check, the
+// input, the output and the resolver: these tests fail when an operation (or a tRPC upgrade) adds
+// to it, or when the two ways of calling answer differently.
+describe('an operation and its procedure', () => {
+  it('share the input schema', () => {
+    for (const [name, operation] of Object.entries(operations) as [string, Operation][]) {
+      expect(appRouter._def.procedures[name as keyof typeof operations]._def.inputs, name).toEqual([operation.input]);
+    }
+  });
+
+  it('hold nothing in the procedure’s chain that callOperation would skip', () => {
+    const authorization = authedProcedure._def.middlewares;
+    for (const name of Object.keys(operations)) {
+      // tRPC types the builder's middlewares but not a built procedure's.
+      const chain = (appRouter._def.procedures[name as keyof typeof operations]._def as unknown as { middlewares: unknown[] }).middlewares;
+      // The key and scope check, then tRPC's input and output validators and the resolver.
+      expect(chain.slice(0, authorization.length), name).toEqual(authorization);
+      expect(chain.length, name).toBe(authorization.length + 3);
+    }
+  });
+});
+
+describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
+  const onEngine = testOn(engine);
+
+  // Idempotency records belong to an API key, which must exist: the principals below are key 1.
+  onEngine.beforeEach(async ({ db }) => {
+    await db.apiKeys.insert({ name: 'test', publicId: '0'.repeat(12), secretHash: '00', createdAt: new Date(), expiresAt: null });
+  });
+
+  const outcome = (call: Promise<unknown>) =>
+    call.then(
+      (data) => ({ data, replayed: isReplayed(data) }),
+      (error: unknown) => ({ error: error instanceof TRPCError ? [error.code, error.message] : String(error) }),
+    );
+
+  onEngine.for<[keyof typeof operations, Record<string, unknown>]>([
+    ['listPets', { limit: 2 }],
+    ['listPets', { limit: 0 }],
+    ['listPets', { cursor: 'nope' }],
+    ['createPet', { name: ' Rex ', categoryId: 3 }],
+    ['createPet', { name: 'Rex', categoryId: '3' }],
+    ['createPet', { name: 'Rex', categoryId: 1, id: 9 }],
+    ['getPet', { petId: 1 }],
+    ['getPet', { petId: 999 }],
+    ['getPet', { petId: '1' }],
+  ])('%s(%j) answers the same both ways', async ([name, input], { db }) => {
+    const operation: Operation = operations[name];
+    const caller = createCallerFactory(appRouter) as unknown as (ctx: Context) => Record<string, (input: unknown) => Promise<unknown>>;
+    const principals: Context['principal'][] = [
+      { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] },
+      { keyId: 1, name: 'reader', scopes: ['pets:read'] },
+      { keyId: 1, name: 'writer', scopes: ['pets:write'] },
+      null,
+    ];
+    for (const principal of principals) {
+      const ctx: Context = { db, principal };
+      const direct = await outcome(callOperation(operation, ctx, () => input));
+      const trpc = await outcome(caller(ctx)[name]?.(input) ?? Promise.reject(new Error('no caller')));
+      // A create adds an animal each time; compare everything but its id.
+      const comparable = (result: object) => JSON.parse(JSON.stringify(result).replace(/"id":\d+/g, '"id":0')) as unknown;
+      expect(comparable(direct)).toEqual(comparable(trpc));
+    }
+  });
+
+  onEngine('marks a create replayed for its Idempotency-Key, on both ways', async ({ db }) => {
+    const ctx: Context = { db, principal: { keyId: 1, name: 'test', scopes: ['pets:write'] }, idempotencyKey: 'once' };
+    const first = await callOperation(operations.createPet, ctx, () => ({ name: 'Rex', categoryId: 1 }));
+    const again = await createCallerFactory(appRouter)(ctx).createPet({ name: 'Rex', categoryId: 1 });
+    expect([isReplayed(first), isReplayed(again)]).toEqual([false, true]);
+    expect(again).toEqual(first);
+    expect(Object.keys(again)).toEqual(['id', 'name', 'categoryId', 'status']);
+  });
+
+  onEngine('does not read the input of a call it refuses', async ({ db }) => {
+    let read = false;
+    const reader: Context = { db, principal: { keyId: 1, name: 'reader', scopes: ['pets:read'] } };
+    const refused = await outcome(callOperation(operations.createPet, reader, () => (read = true)));
+    expect([refused, read]).toEqual([{ error: ['FORBIDDEN', 'This API key lacks the pets:write scope.'] }, false]);
+  });
+});
