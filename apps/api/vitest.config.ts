@@ -12,6 +12,9 @@ const ENGINE_INDEPENDENT = [
   'test/cors.test.ts',
   'test/deployment-files.test.ts',
   'test/readme.test.ts',
+  'test/layers.test.ts',
+  // Its reference is tRPC's adapter on a SQLite file of its own, whatever the project's engine.
+  'test/trpc-wire.test.ts',
 ];
 
 /** The contract tests of `/v1` and `/trpc`, which need nothing of the app around them. */
