@@ -1,11 +1,13 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { ApiKeyRecords } from '../database.js';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresDrizzle } from './open-postgres-database.js';
+import type * as schema from './schema.js';
 import { apiKeyEvents, apiKeys } from './schema.js';
 
 /** The queries behind API keys; the query-plan test checks each uses an index. */
-export const apiKeyQueries = (db: PostgresDrizzle) => ({
+export const apiKeyQueries = (db: NodePgDatabase<typeof schema>) => ({
   findByPublicId: db.select().from(apiKeys).where(eq(apiKeys.publicId, sql.placeholder('publicId'))),
 });
 

@@ -18,7 +18,7 @@ const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 /** Any constant works; it only has to be the same in every instance of the service. */
 const MIGRATION_LOCK = 7_046_233_001;
 
-export type PostgresDrizzle = NodePgDatabase<typeof schema>;
+export type PostgresDrizzle = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
 export interface PostgresOptions {
   /** Connections per instance. */

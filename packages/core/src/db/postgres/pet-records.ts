@@ -1,88 +1,215 @@
-import { and, eq, sql } from 'drizzle-orm';
-import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
-import type { PgDatabase } from 'drizzle-orm/pg-core';
-import type { IdempotentOutcome, PetRecords } from '../database.js';
-import { decideIdempotentCreate } from '../../pets/create/idempotency.js';
+import { type Column, Placeholder, type SQL, eq, sql } from 'drizzle-orm';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
+import { type FoundIdempotencyRecord, decideIdempotentCreate } from '../../pets/create/idempotency.js';
 import type { NewPet, Pet } from '../../pets/pet.js';
+import { petPageQueries } from '../pet-page-queries.js';
+import { groupCommit } from './group-commit.js';
 import type { PostgresDrizzle } from './open-postgres-database.js';
 import type * as schema from './schema.js';
 import { idempotencyKeys, pets } from './schema.js';
-import { petPageQueries } from '../pet-page-queries.js';
+
+const dialect = new PgDialect();
+
+/** int8 columns (ids) as JavaScript numbers: the service never hands out more than 2^53 - 1 of them. */
+const numbersForInt8 = new pg.TypeOverrides();
+numbersForInt8.setTypeParser(pg.types.builtins.INT8, Number);
+
+type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 /**
- * Held for the length of each insert's transaction. Concurrent transactions would take ids in one
- * order and commit in another, and a client walking the pages could pass an id that is not yet
- * visible and never see it; one insert at a time makes ids visible in the order they are given.
+ * A statement on the request path, from SQL Drizzle writes from the schema: prepared by `name` once
+ * per connection, its values bound by placeholder name, each row made once, by pg, with the names
+ * the statement gives its columns. Drizzle's own prepared queries wrap every run in tracing spans
+ * and map each row again through its generic mapper (docs/decisions has the profile).
+ */
+export const namedStatement = <Row extends object = Record<string, unknown>>(name: string, query: SQL | { getSQL(): SQL }) => {
+  const { sql: text, params } = dialect.sqlToQuery('getSQL' in query ? query.getSQL() : query);
+  const valueOf = params.map((param) =>
+    param instanceof Placeholder ? (values: Record<string, unknown>) => values[param.name as string] : () => param,
+  );
+  return async (on: Queryable, values: Record<string, unknown> = {}): Promise<Row[]> =>
+    (
+      await on.query<Row>({
+        name,
+        text,
+        values: valueOf.map((value) => value(values)),
+        types: numbersForInt8,
+      })
+    ).rows;
+};
+
+/**
+ * Held by each batch of creates until it commits. Transactions writing at once would take ids in
+ * one order and commit in another, and a client walking the pages could pass an id that is not
+ * yet visible and never see it: one batch at a time, on every instance, makes ids visible in the
+ * order they are given. Each instance writes the creates that arrived while its last batch was
+ * committing as one batch (group commit), so the lock and a flush of the log serve many creates.
  */
 const INSERT_LOCK = 7_046_233_002;
-type Transaction = Parameters<Parameters<PostgresDrizzle['transaction']>[0]>[0];
-const lockInserts = (tx: Transaction) => tx.execute(sql`select pg_advisory_xact_lock(${INSERT_LOCK})`);
 
-/** The pool or a transaction: both run the same queries. */
-type Queryable = PgDatabase<NodePgQueryResultHKT, typeof schema>;
+const name = (of: Column) => sql.identifier(of.name);
 
-/** A key's record with the animal it created, read inside the transaction that may insert. */
-const idempotencyRecordQuery = (db: Queryable) =>
-  db
-    .select({ fingerprint: idempotencyKeys.fingerprint, createdAt: idempotencyKeys.createdAt, pet: pets })
-    .from(idempotencyKeys)
-    .innerJoin(pets, eq(pets.id, idempotencyKeys.petId))
-    .where(and(eq(idempotencyKeys.apiKeyId, sql.placeholder('apiKeyId')), eq(idempotencyKeys.key, sql.placeholder('key'))));
+/** A pet's columns under its fields' names: pg makes each row a Pet as it reads it. */
+const petFields = { id: pets.id, name: pets.name, categoryId: sql<number>`${pets.categoryId}`.as('categoryId'), status: pets.status };
+const PET_COLUMNS = sql`${pets.id}, ${pets.name}, ${pets.categoryId} as "categoryId", ${pets.status}`;
+
+/** A batch's animals, in the batch's order, under the lock: ids ascend in that order. */
+const INSERT_BATCH = sql`with lock as materialized (select pg_advisory_xact_lock(${INSERT_LOCK}))
+    insert into ${pets} (${name(pets.name)}, ${name(pets.categoryId)}, ${name(pets.status)})
+    select t.name, t.category_id, t.status
+    from lock, unnest(${sql.placeholder('names')}::text[], ${sql.placeholder('categoryIds')}::bigint[], ${sql.placeholder('statuses')}::text[])
+      with ordinality as t(name, category_id, status, position)
+    order by t.position
+    returning ${PET_COLUMNS}`;
+const insertBatch = namedStatement<Pet>('pets_insert_batch', INSERT_BATCH);
+
+const lockInserts = namedStatement('pets_insert_lock', sql`select pg_advisory_xact_lock(${INSERT_LOCK})`);
+
+type RecordRow = Pet & { apiKeyId: number; key: string; fingerprint: string; createdAt: Date };
+
+/** The records of a batch's keys, with the animals they created, read under the lock. */
+const FIND_RECORDS = sql`select ${idempotencyKeys.apiKeyId} as "apiKeyId", ${idempotencyKeys.key}, ${idempotencyKeys.fingerprint},
+      ${idempotencyKeys.createdAt} as "createdAt", ${PET_COLUMNS}
+    from ${idempotencyKeys} inner join ${pets} on ${pets.id} = ${idempotencyKeys.petId}
+    where (${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in
+      (select * from unnest(${sql.placeholder('apiKeyIds')}::bigint[], ${sql.placeholder('keys')}::text[]))`;
+const findRecords = namedStatement<RecordRow>('idempotency_keys_find_batch', FIND_RECORDS);
+
+/** A key's record is (over)written in the transaction that inserts its animal: both exist or neither. */
+const writeRecords = namedStatement(
+  'idempotency_keys_write_batch',
+  sql`insert into ${idempotencyKeys}
+      (${name(idempotencyKeys.apiKeyId)}, ${name(idempotencyKeys.key)}, ${name(idempotencyKeys.fingerprint)}, ${name(idempotencyKeys.petId)}, ${name(idempotencyKeys.createdAt)})
+    select * from unnest(${sql.placeholder('apiKeyIds')}::bigint[], ${sql.placeholder('keys')}::text[], ${sql.placeholder('fingerprints')}::text[],
+      ${sql.placeholder('petIds')}::bigint[], ${sql.placeholder('createdAts')}::timestamptz[])
+    on conflict (${name(idempotencyKeys.apiKeyId)}, ${name(idempotencyKeys.key)}) do update
+    set ${name(idempotencyKeys.fingerprint)} = excluded.${name(idempotencyKeys.fingerprint)},
+      ${name(idempotencyKeys.petId)} = excluded.${name(idempotencyKeys.petId)},
+      ${name(idempotencyKeys.createdAt)} = excluded.${name(idempotencyKeys.createdAt)}`,
+);
+
+interface Create {
+  pet: NewPet;
+  /** Present for a create with an `Idempotency-Key`. */
+  once?: IdempotentCreate | undefined;
+}
+
+const insertAll = async (on: pg.Pool | pg.PoolClient, creates: NewPet[]): Promise<Pet[]> => {
+  const rows = await insertBatch(on, {
+    names: creates.map((pet) => pet.name),
+    categoryIds: creates.map((pet) => pet.categoryId),
+    statuses: creates.map((pet) => pet.status),
+  });
+  // Ids were taken in the batch's order: the smallest belongs to its first animal.
+  return rows.sort((a, b) => a.id - b.id);
+};
+
+const recordKey = ({ apiKeyId, key }: IdempotentCreate) => `${apiKeyId} ${key}`;
+
+/** What to do with each create of a batch: insert it, give it an earlier create's animal, or answer it as found. */
+type Plan = { insert: true } | { sameAs: number } | { answer: IdempotentOutcome };
+
+/**
+ * The idempotency rule (`decideIdempotentCreate`) over a batch, in its order: a key's live record
+ * decides as it would alone, and a key seen earlier in the same batch behaves as that earlier
+ * create's record will.
+ */
+const plan = (creates: Create[], found: Map<string, FoundIdempotencyRecord>): Plan[] => {
+  const firstInBatch = new Map<string, { fingerprint: string; index: number }>();
+  return creates.map(({ once }, index): Plan => {
+    if (!once) return { insert: true };
+    const earlier = firstInBatch.get(recordKey(once));
+    if (earlier) return earlier.fingerprint === once.fingerprint ? { sameAs: earlier.index } : { answer: { outcome: 'mismatch' } };
+    const decision = decideIdempotentCreate(found.get(recordKey(once)), once);
+    if (decision.outcome !== 'create') return { answer: decision };
+    firstInBatch.set(recordKey(once), { fingerprint: once.fingerprint, index });
+    return { insert: true };
+  });
+};
+
+/** A batch with keys: one transaction, under the lock, that reads their records and writes the new ones. */
+const writeKeyedBatch = async (pool: pg.Pool, creates: Create[]): Promise<IdempotentOutcome[]> => {
+  const client = await pool.connect();
+  let broken: unknown;
+  try {
+    await client.query('begin');
+    await lockInserts(client);
+    const keyed = creates.flatMap(({ once }) => (once ? [once] : []));
+    const rows = await findRecords(client, { apiKeyIds: keyed.map((once) => once.apiKeyId), keys: keyed.map((once) => once.key) });
+    const found = new Map(
+      rows.map(({ apiKeyId, key, fingerprint, createdAt, ...pet }) => [recordKey({ apiKeyId, key, fingerprint, now: createdAt }), { fingerprint, createdAt, pet }]),
+    );
+    const plans = plan(creates, found);
+    const inserting = creates.filter((_, index) => 'insert' in (plans[index] ?? {}));
+    const inserted = inserting.length === 0 ? [] : await insertAll(client, inserting.map(({ pet }) => pet));
+    const petOfCreate = new Map(inserting.map((create, position) => [create, inserted[position] as Pet]));
+    const recorded = inserting.flatMap(({ once }, position) => (once ? [{ once, pet: inserted[position] as Pet }] : []));
+    if (recorded.length > 0) {
+      await writeRecords(client, {
+        apiKeyIds: recorded.map(({ once }) => once.apiKeyId),
+        keys: recorded.map(({ once }) => once.key),
+        fingerprints: recorded.map(({ once }) => once.fingerprint),
+        petIds: recorded.map(({ pet }) => pet.id),
+        createdAts: recorded.map(({ once }) => once.now),
+      });
+    }
+    await client.query('commit');
+    return plans.map((step, index): IdempotentOutcome => {
+      if ('answer' in step) return step.answer;
+      if ('sameAs' in step) return { outcome: 'replayed', pet: petOfCreate.get(creates[step.sameAs] as Create) as Pet };
+      return { outcome: 'created', pet: petOfCreate.get(creates[index] as Create) as Pet };
+    });
+  } catch (error) {
+    broken = await client.query('rollback').then(() => undefined, (failure: unknown) => failure);
+    throw error;
+  } finally {
+    // A connection that could not even roll back is closed rather than handed to the next request.
+    client.release(broken instanceof Error ? broken : undefined);
+  }
+};
 
 /** Every query the pet operations run; the query-plan test checks each uses an index. */
-export const petQueries = (db: PostgresDrizzle) => ({
-  ...petPageQueries(pets, () => db.select().from(pets)),
-  findById: db.select().from(pets).where(eq(pets.id, sql.placeholder('id'))),
-  findIdempotencyRecord: idempotencyRecordQuery(db),
+export const petQueries = (db: NodePgDatabase<typeof schema>) => ({
+  ...petPageQueries(pets, () => db.select(petFields).from(pets)),
+  findById: db.select(petFields).from(pets).where(eq(pets.id, sql.placeholder('id'))),
   // A bounded batch, oldest first through the created_at index. SKIP LOCKED: rows a request is
   // rewriting (an expired key used again) are left for the next batch instead of waited for.
   deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
     sql`(${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in (select ${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key} from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')} for update skip locked)`,
   ),
+  insertBatch: INSERT_BATCH,
+  findRecords: FIND_RECORDS,
 });
 
 export const createPostgresPetRecords = (db: PostgresDrizzle): PetRecords => {
+  const pool = db.$client;
   const queries = petQueries(db);
   // Named statements: each connection plans them once.
-  const page = queries.page.prepare('pets_page');
-  const pageWithStatus = queries.pageWithStatus.prepare('pets_page_with_status');
-  const findById = queries.findById.prepare('pets_find_by_id');
+  const page = namedStatement<Pet>('pets_page', queries.page);
+  const pageWithStatus = namedStatement<Pet>('pets_page_with_status', queries.pageWithStatus);
+  const findById = namedStatement<Pet>('pets_find_by_id', queries.findById);
   const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare('idempotency_keys_delete_expired');
-
-  const insertIn = async (tx: Transaction, pet: NewPet): Promise<Pet> => {
-    const [created] = await tx.insert(pets).values(pet).returning();
-    if (!created) throw new Error('INSERT … RETURNING returned no row');
-    return created;
-  };
+  const create = groupCommit(async (creates: Create[]): Promise<IdempotentOutcome[]> =>
+    creates.some(({ once }) => once !== undefined)
+      ? writeKeyedBatch(pool, creates)
+      : (await insertAll(pool, creates.map(({ pet }) => pet))).map((pet) => ({ outcome: 'created', pet })),
+  );
 
   return {
-    page: async ({ afterId, status, take }) =>
-      status === undefined ? page.execute({ afterId, take }) : pageWithStatus.execute({ afterId, status, take }),
-    insert: (pet) =>
-      db.transaction(async (tx) => {
-        await lockInserts(tx);
-        return insertIn(tx, pet);
-      }),
-    // The insert lock also orders requests with the same idempotency key, on every instance: one
-    // creates; the others wait for its commit, then read its record (each statement of a READ
-    // COMMITTED transaction sees what was committed before it began) and replay.
-    insertOnce: (pet, { apiKeyId, key, fingerprint, now }) =>
-      db.transaction(async (tx): Promise<IdempotentOutcome> => {
-        await lockInserts(tx);
-        const [found] = await idempotencyRecordQuery(tx).execute({ apiKeyId, key });
-        const decision = decideIdempotentCreate(found, { fingerprint, now });
-        if (decision.outcome !== 'create') return decision;
-        const created = await insertIn(tx, pet);
-        await tx
-          .insert(idempotencyKeys)
-          .values({ apiKeyId, key, fingerprint, petId: created.id, createdAt: now })
-          .onConflictDoUpdate({
-            target: [idempotencyKeys.apiKeyId, idempotencyKeys.key],
-            set: { fingerprint, petId: created.id, createdAt: now },
-          });
-        return { outcome: 'created', pet: created };
-      }),
+    page: ({ afterId, status, take }) =>
+      status === undefined ? page(pool, { afterId, take }) : pageWithStatus(pool, { afterId, status, take }),
+    insert: async (pet) => {
+      const created = await create({ pet });
+      if (created.outcome !== 'created') throw new Error('a create without a key was not created');
+      return created.pet;
+    },
+    // The lock orders requests with the same idempotency key on every instance: one batch
+    // creates; a later one, on any instance, reads its committed record and replays.
+    insertOnce: (pet, once) => create({ pet, once }),
     deleteExpiredIdempotencyRecords: async (before, limit) => (await deleteExpired.execute({ before, limit })).rowCount ?? 0,
-    findById: async (id) => (await findById.execute({ id }))[0],
+    findById: async (id) => (await findById(pool, { id }))[0],
   };
 };
