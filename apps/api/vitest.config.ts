@@ -4,6 +4,7 @@ import shared from '../../vitest.shared.js';
 /** Tests that do not touch storage; they run once, in the SQLite project. */
 const ENGINE_INDEPENDENT = [
   'src/openapi/**',
+  'src/admission/**',
   // Runs on every engine itself (ENGINES).
   'src/procedures/**',
   'src/testing/contract.test.ts',

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect } from 'vitest';
+import { QUOTA_SYNC_MS } from '../src/admission/quota.js';
 import { type TestStorage, it } from '../src/testing/index.js';
 import { postJson } from './support/http.js';
 import { collect, spawnEntry } from './support/processes.js';
@@ -38,6 +39,8 @@ const until = async (check: () => Promise<boolean>, what: string) => {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 };
+/** Long enough for an instance to have added what it counted to the shared count. */
+const oneSync = () => new Promise((resolve) => setTimeout(resolve, 3 * QUOTA_SYNC_MS));
 const warnings = (instance: ServiceInstance, pattern: RegExp) =>
   instance.output().split('\n').filter((line) => line.includes('"level":40') && pattern.test(line)).length;
 
@@ -60,6 +63,7 @@ describe('when Redis stops under two running instances', () => {
     const [first, second] = instances as [ServiceInstance, ServiceInstance];
     const key = await newKey(storage, 'shared-before');
     for (let request = 0; request < 5; request++) expect((await get(first, key)).status).toBe(200);
+    await oneSync();
     expect(remaining(await get(second, key))).toBe(LIMIT_PER_MINUTE - 6);
     expect(await readiness(first)).toEqual({ status: 200, body: { status: 'ok', degraded: [] } });
   });
@@ -132,6 +136,7 @@ describe('when Redis stops under two running instances', () => {
     }
     const key = await newKey(storage, 'shared-after');
     for (let request = 0; request < 5; request++) expect((await get(first, key)).status).toBe(200);
+    await oneSync();
     expect(remaining(await get(second, key))).toBe(LIMIT_PER_MINUTE - 6);
     for (const instance of instances) expect(warnings(instance, /redis answers again/)).toBe(1);
   });

@@ -4,7 +4,7 @@ import { MAX_ERROR_MESSAGE_LENGTH, PAGE_SIZE } from '@petstore/core';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { HeaderObject, OpenAPIObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { describe, expect, it } from 'vitest';
-import { QUOTA_WINDOW_SECONDS } from '../admission/admit.js';
+import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
 import { createOpenApiDocument } from './document.js';
 
 // The bounds OWASP's API Security rules ask for, read from the constants the service runs on.

@@ -6,7 +6,8 @@ import type {
   ResponseObject,
   SchemaObject,
 } from 'openapi3-ts/oas31';
-import { BEARER_CHALLENGE, QUOTA_WINDOW_SECONDS, insufficientScopeChallenge } from '../admission/admit.js';
+import { BEARER_CHALLENGE, insufficientScopeChallenge } from '../admission/admit.js';
+import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
 import { ENTITY_TAG_LENGTH } from '../exchange/exchange.js';
 import type { RestOperation } from '../rest/routes.js';
 import { transportErrors } from './transport-errors.js';

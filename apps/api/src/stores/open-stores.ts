@@ -1,7 +1,7 @@
 import { type ApiKeys, type Database, type StatementObserver, createApiKeys, openDatabase } from '@petstore/core';
 import type { Logger } from 'pino';
 import type { Config } from '../settings/config.js';
-import { type Quota, createQuota } from '../admission/admit.js';
+import { type Quota, createQuota } from '../admission/quota.js';
 import { type SharedCounts, connectSharedCounts } from './shared-counts.js';
 
 /** Readiness: the database answers; `degraded` names the stores the service is running without. */
@@ -41,6 +41,13 @@ export const openStores = async (config: Config, logger: Logger, onStatement?: S
     ? await connectSharedCounts(config.redisUrl, config.redisTimeoutMs, logger)
     : undefined;
   const redis = shared?.client;
+  const keyQuota = createQuota({ name: 'per-key', perMinute: config.rateLimitPerMinute, redis, keyPrefix: `${config.redisKeyPrefix}rate` });
+  const failedAuthQuota = createQuota({
+    name: 'per-address',
+    perMinute: config.authFailuresPerMinute,
+    redis,
+    keyPrefix: `${config.redisKeyPrefix}auth-failures`,
+  });
   return {
     db,
     // Key creations, rotations, revocations and first uses after a rotation, as log lines too.
@@ -50,18 +57,15 @@ export const openStores = async (config: Config, logger: Logger, onStatement?: S
         logger.info({ audit: entry }, `API key ${entry.event}`);
       },
     }),
-    keyQuota: createQuota({ name: 'per-key', perMinute: config.rateLimitPerMinute, redis, keyPrefix: `${config.redisKeyPrefix}rate` }),
-    failedAuthQuota: createQuota({
-      name: 'per-address',
-      perMinute: config.authFailuresPerMinute,
-      redis,
-      keyPrefix: `${config.redisKeyPrefix}auth-failures`,
-    }),
+    keyQuota,
+    failedAuthQuota,
     ready: async () => {
       await db.ping();
       return { degraded: shared && !shared.available() ? ['redis'] : [] };
     },
     close: async () => {
+      keyQuota?.close();
+      failedAuthQuota?.close();
       await db.close();
       await shared?.close();
     },
