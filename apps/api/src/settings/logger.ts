@@ -7,15 +7,42 @@ const LOG_FLUSH_EVERY_MS = 100;
 
 /**
  * Stdout, written asynchronously and in batches: a request never waits for the terminal or a pipe,
- * and under load one write carries dozens of lines instead of one each. A line waits at most
- * LOG_FLUSH_EVERY_MS; pino flushes what is left when the process exits.
+ * and under load one write carries dozens of lines instead of one each. Lines are gathered here and
+ * handed to pino's destination (SonicBoom) joined: its own batching (`minLength`) measures the
+ * whole pending text on every line, which grows with the load (docs/decisions). A line waits at
+ * most LOG_FLUSH_EVERY_MS; `flush()` writes what is left.
  */
-const batchedStdout = (): DestinationStream => {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
-  setInterval(() => {
-    destination.flush();
-  }, LOG_FLUSH_EVERY_MS).unref();
-  return destination;
+const batchedStdout = (): DestinationStream & { flush(callback?: (error?: Error) => void): void } => {
+  const destination = pino.destination({ dest: 1, sync: false });
+  let lines: string[] = [];
+  let length = 0;
+  const writeGathered = () => {
+    if (lines.length === 0) return;
+    destination.write(lines.join(''));
+    lines = [];
+    length = 0;
+  };
+  setInterval(writeGathered, LOG_FLUSH_EVERY_MS).unref();
+  // A process that ends without a flush still writes its last lines.
+  process.once('exit', () => {
+    writeGathered();
+    try {
+      destination.flushSync();
+    } catch {
+      // Closed or never opened: nothing more can be written.
+    }
+  });
+  return {
+    write: (line: string) => {
+      lines.push(line);
+      length += line.length;
+      if (length >= LOG_BATCH_BYTES) writeGathered();
+    },
+    flush: (callback) => {
+      writeGathered();
+      destination.flush(callback);
+    },
+  };
 };
 
 /** JSON lines (pino). Whoever stops the process flushes it (`logger.flush()`). */
