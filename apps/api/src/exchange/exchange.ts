@@ -65,12 +65,13 @@ export class Exchange {
 }
 
 /**
- * A strong entity tag (RFC 9110 §8.8.3) for a representation: its body and the headers sent with
- * it (a page's `Link: rel="next"` appears when an animal is added after it, while its body stays
- * the same, and a cached copy without it would hide the next page).
+ * A strong entity tag (RFC 9110 §8.8.3) for a representation: its body and `varying`, a header
+ * that can change while the body stays the same (a page's `Link: rel="next"` appears when an animal
+ * is added after it, and a cached copy without it would hide the next page). Headers fixed for a
+ * route need no place in it.
  */
-export const entityTag = (body: string | Buffer, headers: FlatHeaders): string =>
-  `"${hash('sha1', headers.length === 0 ? body : `${body.toString()}\n${headers.join('\n')}`, 'base64url')}"`;
+export const entityTag = (body: string | Buffer, varying?: string): string =>
+  `"${hash('sha1', varying === undefined ? body : `${body.toString()}\n${varying}`, 'base64url')}"`;
 
 /** The length of every tag `entityTag` makes: SHA-1 in base64url between quotes. */
 export const ENTITY_TAG_LENGTH = 29;

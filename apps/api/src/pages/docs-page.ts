@@ -33,7 +33,7 @@ interface Loaded {
 export const createDocsPage = () => {
   const loaded = new Map<string, Promise<Loaded>>();
   const load = (path: string) =>
-    readFile(path).then((body) => ({ body, tag: entityTag(body, []) }));
+    readFile(path).then((body) => ({ body, tag: entityTag(body) }));
 
   return async (file: string, ifNoneMatch: string | undefined): Promise<Reply> => {
     const entry = FILES[file];

@@ -57,12 +57,12 @@ export const createRestTransport = ({ admit, openApiJson, call = callOperation }
   const successReplies = new Map(restOps.map((restOp) => [restOp, successReplyFor(restOp, restOps)]));
 
   /** A GET answers with an ETag, and with 304 when the client already holds that representation. */
-  const conditional = async (exchange: Exchange, ctx: Context, reply: SuccessReply, admitted: FlatHeaders): Promise<Reply> => {
-    const tag = entityTag(reply.body, reply.headers);
+  const conditional = (exchange: Exchange, ctx: Context, reply: SuccessReply, admitted: FlatHeaders): Reply => {
+    const tag = entityTag(reply.body, reply.varying);
     if (isNotModified(exchange.req.headers['if-none-match'], tag)) {
-      return { status: 304, empty: true, headers: [...(await admit.refund(ctx, 1, admitted)), ...reply.headers, 'ETag', tag] };
+      return { status: 304, empty: true, headers: [...admit.refund(ctx, 1, admitted), ...reply.headers, 'ETag', tag] };
     }
-    return { ...reply, headers: [...admitted, ...reply.headers, 'ETag', tag] };
+    return { status: reply.status, body: reply.body, headers: [...admitted, ...reply.headers, 'ETag', tag] };
   };
 
   const run = async (exchange: Exchange, restOp: RestOperation, ctx: Context, readInput: () => unknown, search: string, admitted: FlatHeaders): Promise<Reply> => {

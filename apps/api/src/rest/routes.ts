@@ -17,7 +17,9 @@ export interface RestOperation {
 export interface RestRoute {
   /** The OpenAPI path template, e.g. `/pets/{petId}`. */
   template: string;
+  /** Matches the template; each parameter is a group, in `parameters`' order. */
   pattern: RegExp;
+  parameters: string[];
   /** The operations on this path, by HTTP method. */
   byMethod: ReadonlyMap<string, RestOperation>;
   /** The `Allow` header for this path: its methods, and HEAD wherever GET is. */
@@ -42,16 +44,19 @@ export const restOperations = (all: Readonly<Record<string, Operation>> = operat
     return meta.openapi ? [{ name, operation, method: meta.openapi.method, path: meta.openapi.path, meta }] : [];
   });
 
-/** `/pets/{petId}` → /^\/pets\/(?<petId>[^/]+)$/ */
+/** `/pets/{petId}` → /^\/pets\/([^/]+)$/ and its parameters, `['petId']`. */
 const toPattern = (template: string) => {
+  const parameters: string[] = [];
   const source = template
     .split(/(\{\w+\})/)
     .map((part) => {
       const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
-      return parameter ? `(?<${parameter}>[^/]+)` : part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      if (!parameter) return part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      parameters.push(parameter);
+      return '([^/]+)';
     })
     .join('');
-  return new RegExp(`^${source}$`);
+  return { pattern: new RegExp(`^${source}$`), parameters };
 };
 
 /** The route table, compiled once from the operations' OpenAPI meta. */
@@ -66,7 +71,7 @@ export const compileRoutes = (restOps: readonly RestOperation[]): RestRoute[] =>
     const methods = [...byMethod.keys()];
     return {
       template,
-      pattern: toPattern(template),
+      ...toPattern(template),
       byMethod,
       allow: (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', '),
     };
@@ -74,6 +79,7 @@ export const compileRoutes = (restOps: readonly RestOperation[]): RestRoute[] =>
 };
 
 const decode = (text: string) => {
+  if (!text.includes('%')) return text;
   try {
     return decodeURIComponent(text);
   } catch {
@@ -87,8 +93,8 @@ export const matchRoute = (routes: readonly RestRoute[], path: string): RouteMat
     const match = route.pattern.exec(path);
     if (!match) continue;
     const params: Record<string, string> = {};
-    for (const [name, raw] of Object.entries(match.groups ?? {})) {
-      const value = decode(raw);
+    for (const [index, name] of route.parameters.entries()) {
+      const value = decode(match[index + 1] ?? '');
       if (value === undefined) return { route, params: undefined };
       params[name] = value;
     }
@@ -121,8 +127,12 @@ interface Page {
   nextCursor: string | null;
 }
 
-/** A success as REST sends it: its status, its body serialised, its headers. */
-export type SuccessReply = BodyReply & { body: string; headers: FlatHeaders };
+/**
+ * A success as REST sends it: its status, its body serialised, its headers, and `varying`, the one
+ * header that can change while the body stays the same (a page's `Link: rel="next"` appears once
+ * an animal follows it), which its entity tag covers with the body.
+ */
+export type SuccessReply = BodyReply & { body: string; headers: FlatHeaders; varying?: string };
 
 /**
  * The function that turns a successful result of `restOp` into its REST reply, from the
@@ -143,8 +153,9 @@ export const successReplyFor = (restOp: RestOperation, restOps: readonly RestOpe
       const body = JSON.stringify(items);
       if (nextCursor === null) return { status, body, headers: fixed };
       const headers = deprecation ? [...deprecation.headers] : [];
-      headers.push('Link', links(nextPageLink(restOp, search, nextCursor)));
-      return { status, body, headers };
+      const next = links(nextPageLink(restOp, search, nextCursor));
+      headers.push('Link', next);
+      return { status, body, headers, varying: next };
     }
     if (status === 201) {
       const headers: FlatHeaders = [...fixed, 'Location', `${REST_PREFIX}${restOp.path}/${(result as { id: number }).id}`];
