@@ -89,3 +89,21 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     figures.acceptedBeforeLimit = statuses.filter((status) => status === 200).length;
   });
 });
+
+describe('two instances on one PostgreSQL without Redis', () => {
+  it('refuse a key revoked by the CLI once their hold of it ends, as with Redis', async ({ storage }) => {
+    const withoutRedis = Object.fromEntries(Object.entries(storage.env).filter(([name]) => !name.startsWith('REDIS_')));
+    const pair = await Promise.all([0, 1].map(() => startInstance({ API_KEY_CACHE_MS: String(KEY_HOLD_MS), ...withoutRedis })));
+    try {
+      const created = await keysCli(storage, 'create', 'unshared');
+      const unshared = created.stdout.trimEnd().split('\n').at(-1) ?? '';
+      for (const instance of pair) expect((await call({ url: instance.url, apiKey: unshared }, '/v1/pets')).status).toBe(200);
+      expect((await keysCli(storage, 'revoke', 'unshared')).code).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, KEY_HOLD_MS + 50));
+      for (const instance of pair) await expectError(await call({ url: instance.url, apiKey: unshared }, '/v1/pets'), 401, 'UNAUTHORIZED');
+    } finally {
+      expect(await Promise.all(pair.map((instance) => instance.stop()))).toEqual([0, 0]);
+    }
+  });
+});
+
