@@ -8,9 +8,18 @@ import { type LoadResult, load, median } from './load.js';
 import { BATCHED, BATCH_SIZE, STREAMED, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
 import { seedPostgres } from './seed-postgres.js';
-import { BASELINE, BEFORE, EXPRESS_PEER, FASTIFY_PEER, REST, REST_WITH_METRICS, TRPC } from './target-names.js';
+import { BASELINE, BASELINE_POSTGRES, BEFORE, EXPRESS_PEER, FASTIFY_PEER, ON_POSTGRES, REST, REST_WITH_METRICS, TRPC } from './target-names.js';
 import { type TargetKind, type TargetProcess, startTarget } from './target-process.js';
-import { COMPARED_WITH_BEFORE, type Samples, beforeVerdicts, fastestPeer, ratiosToReferences, streamCosts, verdicts } from './verdicts.js';
+import {
+  COMPARED_WITH_BEFORE,
+  type Samples,
+  beforeVerdicts,
+  fastestPeer,
+  postgresVerdicts,
+  ratiosToReferences,
+  streamCosts,
+  verdicts,
+} from './verdicts.js';
 
 const SEEDED = 10_000;
 /**
@@ -65,7 +74,9 @@ const ratioColumns = (samples: Samples, scenario: string, target: string) => {
 };
 
 const folder = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
+// Two databases on the same server, seeded alike: the service's and the bare pg server's.
 const postgres = settings.postgres ? await seedPostgres(SEEDED) : undefined;
+const postgresForBaseline = settings.postgres ? await seedPostgres(SEEDED) : undefined;
 try {
   const template = join(folder, 'template.db');
   const { apiKey } = await seedDatabase(template, SEEDED);
@@ -90,6 +101,7 @@ try {
         ...UNREACHED_QUOTA,
       })
     : undefined;
+  const barePostgres = postgresForBaseline ? await startTarget('bare-pg', { DATABASE_URL: postgresForBaseline.url }) : undefined;
   const rest = (scenario: Scenario) => scenario.rest;
   // The ways of calling the service, by the name of their target.
   const calls: Record<string, Pick<Target, 'request' | 'callsPerRequest'>> = {
@@ -111,7 +123,10 @@ try {
     { name: FASTIFY_PEER, process: fastify, apiKey, request: rest, callsPerRequest: 1 },
     { name: EXPRESS_PEER, process: express, apiKey, request: rest, callsPerRequest: 1 },
     { name: BASELINE, process: bare, apiKey, request: rest, callsPerRequest: 1 },
-    ...(onPostgres && postgres ? serviceTargets([REST, TRPC, BATCHED], ', PostgreSQL', onPostgres, postgres.apiKey) : []),
+    ...(onPostgres && postgres ? serviceTargets([REST, TRPC, BATCHED], ON_POSTGRES, onPostgres, postgres.apiKey) : []),
+    ...(barePostgres && postgresForBaseline
+      ? [{ name: BASELINE_POSTGRES, process: barePostgres, apiKey: postgresForBaseline.apiKey, request: rest, callsPerRequest: 1 }]
+      : []),
   ];
   const minutes = (scenarios(SEEDED).length * targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds)) / 60;
   process.stderr.write(
@@ -176,8 +191,9 @@ try {
     [FASTIFY_PEER]: Math.round(fastify.peakRssMiB()),
     [EXPRESS_PEER]: Math.round(express.peakRssMiB()),
     [BASELINE]: Math.round(bare.peakRssMiB()),
+    ...(barePostgres && { [BASELINE_POSTGRES]: Math.round(barePostgres.peakRssMiB()) }),
   };
-  const servers = [service, ...(before ? [before] : []), withMetrics, fastify, express, bare, ...(onPostgres ? [onPostgres] : [])];
+  const servers = [service, ...(before ? [before] : []), withMetrics, fastify, express, bare, ...(onPostgres ? [onPostgres] : []), ...(barePostgres ? [barePostgres] : [])];
   await Promise.all(servers.map((target) => target.stop()));
 
   console.table(rows);
@@ -188,6 +204,7 @@ try {
   const checks = [
     ...verdicts(samples, Math.max(peakRssMiB['apps/api'], peakRssMiB['apps/api, PostgreSQL'] ?? 0)),
     ...(before ? beforeVerdicts(samples) : []),
+    ...(settings.postgres ? postgresVerdicts(samples) : []),
   ];
   for (const check of checks) console.log(`${check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figures}`);
 
@@ -199,4 +216,5 @@ try {
 } finally {
   rmSync(folder, { recursive: true, force: true });
   await postgres?.drop();
+  await postgresForBaseline?.drop();
 }

@@ -13,5 +13,13 @@ export const BEFORE = ', before';
 /** Against that checkout's service, a call may cost at most this many times its CPU there. */
 export const BEFORE_MAX_CPU_FACTOR = 1.05;
 
+/** Appended to the service's targets on PostgreSQL (with Redis for the rate limit's counts). */
+export const ON_POSTGRES = ', PostgreSQL';
+/** The bare server on PostgreSQL: node:http and pg, the service's statements, one key in memory. */
+export const BASELINE_POSTGRES = 'node:http + pg baseline';
+/** REST on PostgreSQL: at least this share of the bare server's throughput, and at most this many times its CPU per call. */
+export const POSTGRES_MIN_THROUGHPUT = 0.8;
+export const POSTGRES_MAX_CPU_FACTOR = 1.5;
+
 /** The same contract subset written the way each framework's docs recommend. */
 export const PEERS = [FASTIFY_PEER, EXPRESS_PEER] as const;

@@ -72,6 +72,7 @@ const launchers = {
   'fastify-peer': sameDeployment('fastify-peer'),
   'express-peer': sameDeployment('express-peer'),
   'bare-node': sameDeployment('bare-node'),
+  'bare-pg': sameDeployment('bare-pg'),
 };
 export type TargetKind = keyof typeof launchers;
 

@@ -2,11 +2,15 @@ import { median } from './load.js';
 import { BATCHED, STREAMED } from './scenarios.js';
 import {
   BASELINE,
+  BASELINE_POSTGRES,
   BEFORE,
   BEFORE_MAX_CPU_FACTOR,
   FASTIFY_PEER,
   METRICS_MAX_CPU_FACTOR,
+  ON_POSTGRES,
   PEERS,
+  POSTGRES_MAX_CPU_FACTOR,
+  POSTGRES_MIN_THROUGHPUT,
   REST,
   REST_WITH_METRICS,
   TRPC,
@@ -133,3 +137,19 @@ export const streamCosts = (samples: Samples): string[] =>
     // With the batch link as `mine`, ratioOf's cpu is the median of the per-round ratios stream ÷ batch.
     (scenario) => `${STREAMED} costs ${times(ratioOf(samples, scenario, BATCHED, STREAMED).cpu)} the CPU per call of ${BATCHED}, ${scenario}`,
   );
+
+/**
+ * The PostgreSQL targets: REST on PostgreSQL against the bare node:http + pg server on the same
+ * database server, per scenario: its throughput (median of per-round ratios) and its CPU per call.
+ */
+export const postgresVerdicts = (samples: Samples): Verdict[] =>
+  Object.keys(samples).map((scenario): Verdict => {
+    const { throughput, cpu } = ratioOf(samples, scenario, `${REST}${ON_POSTGRES}`, BASELINE_POSTGRES);
+    // ratioOf's cpu is how many times cheaper REST is; its inverse, how many times dearer.
+    const cpuFactor = 1 / cpu;
+    return {
+      target: `${REST}${ON_POSTGRES} ≥ ${POSTGRES_MIN_THROUGHPUT}× ${BASELINE_POSTGRES} and CPU per call ≤ ${POSTGRES_MAX_CPU_FACTOR}× its, ${scenario}`,
+      met: throughput >= POSTGRES_MIN_THROUGHPUT && cpuFactor <= POSTGRES_MAX_CPU_FACTOR,
+      figures: `throughput ${times(throughput)}, CPU per call ${times(cpuFactor)}`,
+    };
+  });
