@@ -3,24 +3,26 @@ import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 
 describe('every response', () => {
-  const samples: [string, string, Parameters<typeof call>[2]][] = [
-    ['a list', '/v1/pets', {}],
-    ['a creation', '/v1/pets', { method: 'POST', json: { name: 'Rex', categoryId: 1 } }],
-    ['a validation error', '/v1/pets?limit=0', {}],
-    ['a 401', '/v1/pets', { key: null }],
-    ['an unknown path under /v1', '/v1/nope', {}],
-    ['an unknown path elsewhere', '/nope', {}],
-    ['a wrong method', '/v1/pets/1', { method: 'POST', json: {} }],
-    ['the OpenAPI document', '/v1/openapi.json', {}],
-    ['liveness', '/healthz', {}],
-    ['the tRPC endpoint', '/trpc/listPets', {}],
+  const errorBody = (status: number) => expect.objectContaining({ status, code: expect.any(String), message: expect.any(String) });
+  // Each sample with what its JSON body must be: a parseable body of the wrong kind fails too.
+  const samples: [string, string, Parameters<typeof call>[2], unknown][] = [
+    ['a list', '/v1/pets', {}, expect.any(Array)],
+    ['a creation', '/v1/pets', { method: 'POST', json: { name: 'Rex', categoryId: 1 } }, expect.objectContaining({ id: expect.any(Number), name: 'Rex' })],
+    ['a validation error', '/v1/pets?limit=0', {}, errorBody(400)],
+    ['a 401', '/v1/pets', { key: null }, errorBody(401)],
+    ['an unknown path under /v1', '/v1/nope', {}, errorBody(404)],
+    ['an unknown path elsewhere', '/nope', {}, errorBody(404)],
+    ['a wrong method', '/v1/pets/1', { method: 'POST', json: {} }, errorBody(405)],
+    ['the OpenAPI document', '/v1/openapi.json', {}, expect.objectContaining({ openapi: expect.stringMatching(/^3\.1\./) })],
+    ['liveness', '/healthz', {}, expect.objectContaining({ status: 'ok' })],
+    ['the tRPC endpoint', '/trpc/listPets', {}, { result: { data: expect.objectContaining({ items: expect.any(Array) }) } }],
   ];
 
-  it.for(samples)('is JSON without X-Powered-By: %s', async ([, path, options], { server }) => {
+  it.for(samples)('is JSON without X-Powered-By: %s', async ([, path, options, body], { server }) => {
     const response = await call(server, path, options);
     expect(response.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
     expect(response.headers.get('x-powered-by')).toBeNull();
-    await expect(response.json()).resolves.toBeDefined();
+    expect(await response.json()).toEqual(body);
   });
 });
 
