@@ -5,6 +5,7 @@ import shared from '../../vitest.shared.js';
 const ENGINE_INDEPENDENT = [
   'src/openapi/**',
   'src/admission/**',
+  'src/settings/**',
   // Runs on every engine itself (ENGINES).
   'src/procedures/**',
   'src/testing/contract.test.ts',

@@ -37,7 +37,6 @@ export const DEFAULT_API_KEY_CACHE_MS = 2_000;
 
 /** An empty variable counts as unset, as shells and .env files commonly leave them. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
-const setting = <T extends z.ZodType>(schema: T) => z.preprocess(unsetIfEmpty, schema);
 
 const Port = z
   .string()
@@ -60,108 +59,189 @@ const Milliseconds = z
   .regex(/^[1-9][0-9]{0,6}$/, 'must be a whole number of milliseconds, 1 or more')
   .transform(Number);
 
-const Environment = z.object({
-  PORT: setting(Port.default(3000)),
-  HOST: setting(z.string().default('127.0.0.1')),
-  PETSTORE_DB: setting(z.string().default('./data/petstore.db')),
-  DATABASE_URL: setting(
-    z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
-  ),
-  REDIS_URL: setting(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional()),
-  REDIS_KEY_PREFIX: setting(z.string().default('petstore:')),
-  REDIS_TIMEOUT_MS: setting(Milliseconds.default(DEFAULT_BOUNDS.redisTimeoutMs)),
-  DATABASE_CONNECT_TIMEOUT_MS: setting(Milliseconds.default(DEFAULT_BOUNDS.databaseConnectTimeoutMs)),
-  DATABASE_STATEMENT_TIMEOUT_MS: setting(Milliseconds.default(DEFAULT_BOUNDS.databaseStatementTimeoutMs)),
-  PUBLIC_BASE_URL: setting(z.url().default('http://localhost:3000/v1')),
-  STAGING_BASE_URL: setting(z.url().optional()),
-  RATE_LIMIT_PER_MINUTE: setting(
-    z
-      .string()
-      .regex(/^[0-9]{1,9}$/, 'must be a whole number (0 turns rate limiting off)')
-      .transform(Number)
-      .default(600),
-  ),
-  AUTH_FAILURES_PER_MINUTE: setting(
-    z
-      .string()
-      .regex(/^[0-9]{1,9}$/, 'must be a whole number (0 turns the throttle off)')
-      .transform(Number)
-      .default(60),
-  ),
-  TRUST_PROXY: setting(
-    z
-      .string()
-      .transform((list) => list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
-      .refine(compilesAsProxyList, 'must list addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated')
-      .default([]),
-  ),
-  OVERLOAD_DELAY_MS: setting(
-    z
-      .string()
-      .regex(/^[0-9]{1,6}$/, 'must be a whole number of milliseconds (0 turns load shedding off)')
-      .transform(Number)
-      .default(DEFAULT_OVERLOAD_DELAY_MS),
-  ),
-  CORS_ORIGINS: setting(
-    z
-      .string()
-      .transform((list) => list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
-      .refine((origins) => origins.every(isOrigin), 'must list origins such as https://app.example.com, or *, comma-separated')
-      .default([]),
-  ),
-  METRICS_PORT: setting(Port.optional()),
-  API_KEY_CACHE_MS: setting(
-    z
-      .string()
-      .regex(/^[0-9]{1,6}$/, 'must be a whole number of milliseconds (0 reads the key on every request)')
-      .transform(Number)
-      .default(DEFAULT_API_KEY_CACHE_MS),
-  ),
-  TRPC_ALLOW_METHOD_OVERRIDE: setting(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
-  LOG_LEVEL: setting(
-    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  ),
-});
+/** A count per minute; `off` says what 0 does. */
+const Count = (off: string) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,9}$/, `must be a whole number (${off})`)
+    .transform(Number);
 
-export interface Config {
-  port: number;
-  host: string;
-  /** SQLite file, or `:memory:`; used when there is no databaseUrl. */
-  databaseFile: string;
-  /** PostgreSQL, shared by every instance; unset: the SQLite file. */
-  databaseUrl: string | undefined;
-  /** Redis for the counts instances share (rate limits); unset: each process counts its own. */
-  redisUrl: string | undefined;
-  /** Starts every key the service writes in Redis, so deployments can share one Redis. */
-  redisKeyPrefix: string;
-  /** The longest a Redis command may take before the in-process count answers instead. */
-  redisTimeoutMs: number;
-  /** The longest a request waits for a database connection (PostgreSQL's pool). */
-  databaseConnectTimeoutMs: number;
-  /** The longest one statement may run (PostgreSQL), or wait for SQLite's write lock. */
-  databaseStatementTimeoutMs: number;
-  publicBaseUrl: string;
-  stagingBaseUrl: string | undefined;
-  /** Requests per API key per minute; 0 turns rate limiting off. */
-  rateLimitPerMinute: number;
-  /** Failed authentications per client address per minute; 0 turns the throttle off. */
-  authFailuresPerMinute: number;
-  /** Proxies whose `X-Forwarded-For` names the client (addresses, CIDR ranges, `loopback`…). */
-  trustProxy: string[];
-  /** Browser origins allowed to call the API (`*`: any); empty: no CORS headers at all. */
-  corsOrigins: string[];
-  /** Mean event-loop delay (ms) over which new requests are refused with 503; 0: never. */
-  overloadDelayMs: number;
-  logLevel: z.output<typeof Environment>['LOG_LEVEL'];
-  /** Where `GET /metrics` is served, on HOST; undefined: no metrics at all. */
-  metricsPort: number | undefined;
-  /** An OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT…): requests are traced. */
-  tracing: boolean;
-  /** How long an authenticated key is held in the process before its row is read again; 0: every request. */
-  apiKeyCacheMs: number;
-  /** `/trpc` takes queries as POST too, as tRPC's `allowMethodOverride` (`methodOverride: 'POST'` in the links). */
-  trpcAllowMethodOverride: boolean;
+const CommaList = z.string().transform((list) => list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''));
+
+interface Setting {
+  /** The environment variable. */
+  variable: string;
+  /** Its type, rules and default; an empty variable counts as unset. */
+  schema: z.ZodType<unknown, string | undefined>;
+  /** What reads it: the service, the `keys` CLI, a library. */
+  readBy: string;
+  /** The README's words for it (Markdown). */
+  description: string;
 }
+
+/**
+ * Every setting, declared once: the variable, its type and default, who reads it and what it means.
+ * `readConfig` parses them; the README's table is `settingsTable()` (a test fails when they differ)
+ * and turbo passes each variable through (a test checks turbo.json).
+ */
+export const SETTINGS = {
+  port: {
+    variable: 'PORT',
+    schema: Port.default(3000),
+    readBy: 'service',
+    description:
+      'listening port; `0` picks a free one (the chosen port is logged)',
+  },
+  host: {
+    variable: 'HOST',
+    schema: z.string().default('127.0.0.1'),
+    readBy: 'service, metrics',
+    description:
+      'listening address',
+  },
+  databaseFile: {
+    variable: 'PETSTORE_DB',
+    schema: z.string().default('./data/petstore.db'),
+    readBy: 'service, keys CLI',
+    description:
+      'SQLite file, created with its folder; `:memory:` allowed. Relative paths start from `apps/api`, where `npx pnpm start` and `npx pnpm keys` run',
+  },
+  databaseUrl: {
+    variable: 'DATABASE_URL',
+    schema: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+    readBy: 'service, keys CLI',
+    description:
+      '`postgres://…`: PostgreSQL instead of SQLite (`PETSTORE_DB` is then ignored)',
+  },
+  redisUrl: {
+    variable: 'REDIS_URL',
+    schema: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional(),
+    readBy: 'service',
+    description:
+      '`redis://…`: rate limits shared by every instance; unset, each process counts its own',
+  },
+  redisKeyPrefix: {
+    variable: 'REDIS_KEY_PREFIX',
+    schema: z.string().default('petstore:'),
+    readBy: 'service',
+    description:
+      'starts every key the service writes in Redis, so several deployments can share one Redis',
+  },
+  redisTimeoutMs: {
+    variable: 'REDIS_TIMEOUT_MS',
+    schema: Milliseconds.default(DEFAULT_BOUNDS.redisTimeoutMs),
+    readBy: 'service',
+    description:
+      "the longest a Redis command may take before the instance's own count answers instead (see [Bounded waits](#bounded-waits))",
+  },
+  databaseConnectTimeoutMs: {
+    variable: 'DATABASE_CONNECT_TIMEOUT_MS',
+    schema: Milliseconds.default(DEFAULT_BOUNDS.databaseConnectTimeoutMs),
+    readBy: 'service, keys CLI',
+    description:
+      'the longest a request waits for a PostgreSQL connection, then 503',
+  },
+  databaseStatementTimeoutMs: {
+    variable: 'DATABASE_STATEMENT_TIMEOUT_MS',
+    schema: Milliseconds.default(DEFAULT_BOUNDS.databaseStatementTimeoutMs),
+    readBy: 'service, keys CLI',
+    description:
+      "the longest a statement may run on PostgreSQL, or wait for SQLite's write lock, then 503",
+  },
+  publicBaseUrl: {
+    variable: 'PUBLIC_BASE_URL',
+    schema: z.url().default('http://localhost:3000/v1'),
+    readBy: 'service',
+    description:
+      'production server entry of the OpenAPI document',
+  },
+  stagingBaseUrl: {
+    variable: 'STAGING_BASE_URL',
+    schema: z.url().optional(),
+    readBy: 'service',
+    description:
+      'staging server entry of the OpenAPI document',
+  },
+  rateLimitPerMinute: {
+    variable: 'RATE_LIMIT_PER_MINUTE',
+    schema: Count('0 turns rate limiting off').default(600),
+    readBy: 'service',
+    description:
+      'requests per API key per minute (each call of a tRPC batch counts); `0` turns rate limiting off',
+  },
+  authFailuresPerMinute: {
+    variable: 'AUTH_FAILURES_PER_MINUTE',
+    schema: Count('0 turns the throttle off').default(60),
+    readBy: 'service',
+    description:
+      'refused keys per client address per minute, then 429; `0` turns the throttle off',
+  },
+  corsOrigins: {
+    variable: 'CORS_ORIGINS',
+    schema: CommaList.refine((origins) => origins.every(isOrigin), 'must list origins such as https://app.example.com, or *, comma-separated').default([]),
+    readBy: 'service',
+    description:
+      'browser origins allowed to call `/v1` and `/trpc` (comma-separated, such as `https://app.example.com`, or `*` for any); unset, no CORS headers at all. See [Browsers](#browsers)',
+  },
+  overloadDelayMs: {
+    variable: 'OVERLOAD_DELAY_MS',
+    schema: z.string().regex(/^[0-9]{1,6}$/, 'must be a whole number of milliseconds (0 turns load shedding off)').transform(Number).default(DEFAULT_OVERLOAD_DELAY_MS),
+    readBy: 'service',
+    description:
+      'mean event-loop delay (ms) past which new requests get 503 (see [Overload](#overload)); `0` turns shedding off',
+  },
+  trustProxy: {
+    variable: 'TRUST_PROXY',
+    schema: CommaList.refine(compilesAsProxyList, 'must list addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated').default([]),
+    readBy: 'service',
+    description:
+      "proxies whose `X-Forwarded-For` names the client (comma-separated addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`); unset, the client is the connection's address",
+  },
+  logLevel: {
+    variable: 'LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    readBy: 'service, keys CLI',
+    description:
+      'pino level: `fatal` … `trace`, or `silent`',
+  },
+  trpcAllowMethodOverride: {
+    variable: 'TRPC_ALLOW_METHOD_OVERRIDE',
+    schema: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false').transform((value) => value === 'true'),
+    readBy: 'service',
+    description:
+      "`true`: `/trpc` also takes queries as POST, for links set up with `methodOverride: 'POST'` (tRPC's `allowMethodOverride`)",
+  },
+  apiKeyCacheMs: {
+    variable: 'API_KEY_CACHE_MS',
+    schema: z.string().regex(/^[0-9]{1,6}$/, 'must be a whole number of milliseconds (0 reads the key on every request)').transform(Number).default(DEFAULT_API_KEY_CACHE_MS),
+    readBy: 'service',
+    description:
+      "how long an instance holds a key it has authenticated before reading its row again: the longest a revocation, or the end of a rotation's grace, takes to reach every instance; `0` reads the row on every request",
+  },
+  metricsPort: {
+    variable: 'METRICS_PORT',
+    schema: Port.optional(),
+    readBy: 'service',
+    description:
+      'serves `GET /metrics` (Prometheus) on `HOST:METRICS_PORT`; unset, no metrics at all. See [Metrics](#metrics)',
+  },
+  tracing: {
+    variable: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    // Read by the SDK itself; here only to say whether tracing is on.
+    schema: z.string().optional(),
+    readBy: "OpenTelemetry's SDK",
+    description:
+      "OTLP/HTTP collector, such as `http://127.0.0.1:4318`: turns tracing on. The SDK's other standard variables apply (`OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`…). See [Tracing](#tracing)",
+  },
+} as const satisfies Record<string, Setting>;
+
+type Settings = { [Key in keyof typeof SETTINGS]: z.output<(typeof SETTINGS)[Key]['schema']> };
+
+/** The settings the service runs on, by their names in code. */
+export type Config = Omit<Settings, 'tracing'> & {
+  /** An OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT…) and the SDK is not disabled: requests are traced. */
+  tracing: boolean;
+};
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -169,33 +249,31 @@ export class ConfigError extends Error {
 
 /** Reads the runtime settings, naming every variable that is set wrong. */
 export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
-  const parsed = Environment.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
-    throw new ConfigError(`Invalid environment: ${problems.join('; ')}.`);
-  }
-  const settings = parsed.data;
-  return {
-    port: settings.PORT,
-    host: settings.HOST,
-    databaseFile: settings.PETSTORE_DB,
-    databaseUrl: settings.DATABASE_URL,
-    redisUrl: settings.REDIS_URL,
-    redisKeyPrefix: settings.REDIS_KEY_PREFIX,
-    redisTimeoutMs: settings.REDIS_TIMEOUT_MS,
-    databaseConnectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
-    databaseStatementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
-    publicBaseUrl: settings.PUBLIC_BASE_URL,
-    stagingBaseUrl: settings.STAGING_BASE_URL,
-    rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
-    authFailuresPerMinute: settings.AUTH_FAILURES_PER_MINUTE,
-    trustProxy: settings.TRUST_PROXY,
-    corsOrigins: settings.CORS_ORIGINS,
-    overloadDelayMs: settings.OVERLOAD_DELAY_MS,
-    logLevel: settings.LOG_LEVEL,
-    metricsPort: settings.METRICS_PORT,
-    tracing: tracingRequested(env),
-    apiKeyCacheMs: settings.API_KEY_CACHE_MS,
-    trpcAllowMethodOverride: settings.TRPC_ALLOW_METHOD_OVERRIDE === 'true',
-  };
+  const problems: string[] = [];
+  const settings = Object.fromEntries(
+    Object.entries(SETTINGS).map(([key, { variable, schema }]) => {
+      const parsed = z.preprocess(unsetIfEmpty, schema).safeParse(env[variable]);
+      if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => `${variable} ${issue.message}`));
+      return [key, parsed.data];
+    }),
+  ) as Settings;
+  if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.join('; ')}.`);
+  return { ...settings, tracing: tracingRequested(env) };
 };
+
+/** How the README shows a setting's default: the value the schema gives an unset variable. */
+const shownDefault = (schema: Setting['schema']) => {
+  const value = schema.safeParse(undefined).data;
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) return 'unset';
+  return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
+};
+
+/** The README's table of settings, as the declarations say it. */
+export const settingsTable = (): string =>
+  [
+    '| variable | default | meaning |',
+    '|---|---|---|',
+    ...Object.values(SETTINGS).map(
+      ({ variable, schema, description }: Setting) => `| \`${variable}\` | ${shownDefault(schema)} | ${description} |`,
+    ),
+  ].join('\n');
