@@ -3,7 +3,7 @@ import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 
 describe('every response', () => {
-  const errorBody = (status: number) => expect.objectContaining({ status, code: expect.any(String), message: expect.any(String) });
+  const errorBody = (status: number): unknown => expect.objectContaining({ status, code: expect.any(String), message: expect.any(String) });
   // Each sample with what its JSON body must be: a parseable body of the wrong kind fails too.
   const samples: [string, string, Parameters<typeof call>[2], unknown][] = [
     ['a list', '/v1/pets', {}, expect.any(Array)],
