@@ -66,6 +66,13 @@ const Count = (off: string) =>
     .regex(/^[0-9]{1,9}$/, `must be a whole number (${off})`)
     .transform(Number);
 
+/** A duration whose 0 turns something off; `off` says what. */
+const MillisecondsOrOff = (off: string) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,6}$/, `must be a whole number of milliseconds (${off})`)
+    .transform(Number);
+
 const CommaList = z.string().transform((list) => list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''));
 
 interface Setting {
@@ -185,7 +192,7 @@ export const SETTINGS = {
   },
   overloadDelayMs: {
     variable: 'OVERLOAD_DELAY_MS',
-    schema: z.string().regex(/^[0-9]{1,6}$/, 'must be a whole number of milliseconds (0 turns load shedding off)').transform(Number).default(DEFAULT_OVERLOAD_DELAY_MS),
+    schema: MillisecondsOrOff('0 turns load shedding off').default(DEFAULT_OVERLOAD_DELAY_MS),
     readBy: 'service',
     description:
       'mean event-loop delay (ms) past which new requests get 503 (see [Overload](#overload)); `0` turns shedding off',
@@ -213,7 +220,7 @@ export const SETTINGS = {
   },
   apiKeyCacheMs: {
     variable: 'API_KEY_CACHE_MS',
-    schema: z.string().regex(/^[0-9]{1,6}$/, 'must be a whole number of milliseconds (0 reads the key on every request)').transform(Number).default(DEFAULT_API_KEY_CACHE_MS),
+    schema: MillisecondsOrOff('0 reads the key on every request').default(DEFAULT_API_KEY_CACHE_MS),
     readBy: 'service',
     description:
       "how long an instance holds a key it has authenticated before reading its row again: the longest a revocation, or the end of a rotation's grace, takes to reach every instance; `0` reads the row on every request",
