@@ -8,7 +8,6 @@ export * from './pets/list/cursor.js';
 export * from './pets/list/list-query.js';
 export { PetPage } from './pets/list/page.js';
 export * from './pets/pet.js';
-export * from './pets/response-header-schemas.js';
 export * from './router.js';
 export {
   type Operation,

@@ -142,6 +142,7 @@ export interface operations {
             /** @description The list (paginated). */
             200: {
                 headers: {
+                    /** @description RFC 8288 link to the next page (`rel="next"`): the same query, with the next page's `cursor`. Absent on the last page. */
                     Link?: string;
                     /** @description A strong tag of this representation; send it back as `If-None-Match` to get a 304 while it is current. */
                     ETag: string;
@@ -157,6 +158,7 @@ export interface operations {
             /** @description Not Modified: the `If-None-Match` tag is current. No body; the quota is not spent. */
             304: {
                 headers: {
+                    /** @description RFC 8288 link to the next page (`rel="next"`): the same query, with the next page's `cursor`. Absent on the last page. */
                     Link?: string;
                     /** @description A strong tag of this representation; send it back as `If-None-Match` to get a 304 while it is current. */
                     ETag: string;
@@ -272,6 +274,7 @@ export interface operations {
                 headers: {
                     /** @description Address of the animal just added. */
                     Location: string;
+                    /** @description Present when this is the response to an earlier request with the same Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];

@@ -1,8 +1,6 @@
 import { TRPCError } from '@trpc/server';
-import { z } from 'zod';
 import { defineQuery } from '../trpc.js';
 import { GetPetParams, Pet } from './pet.js';
-import { DeprecationHeader, SuccessorLinkHeader, SunsetHeader } from './response-header-schemas.js';
 
 /** `getPet`: one animal by id, or 404. Deprecated in favour of `listPets`. */
 export const getPet = defineQuery({
@@ -22,11 +20,6 @@ export const getPet = defineQuery({
         'Deprecated: to be removed on 5 December 2030. Use `GET /pets` with the `status` filter instead.',
       deprecated: true,
       successDescription: 'The requested animal.',
-      responseHeaders: z.object({
-        Deprecation: DeprecationHeader,
-        Sunset: SunsetHeader,
-        Link: SuccessorLinkHeader,
-      }),
       errorResponses: {
         400: '`petId` is not a positive integer.',
         404: 'The animal could not be found.',

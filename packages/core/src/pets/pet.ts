@@ -77,5 +77,7 @@ export const Pets = z
   .meta({ id: 'Pets', description: 'A page of animals, by ascending id.', maxItems: PAGE_SIZE.max });
 
 export const GetPetParams = z.strictObject({
-  petId: integerParam(PetId).meta({ description: 'The identifier of the animal.' }),
+  // `param.required`: the generator reads a preprocess pipe's input as optional, and OpenAPI
+  // requires every path parameter to say it is required.
+  petId: integerParam(PetId).meta({ description: 'The identifier of the animal.', param: { required: true } }),
 });

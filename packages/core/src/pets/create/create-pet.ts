@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineMutation, markReplayed } from '../../trpc.js';
 import { NewPet, Pet } from '../pet.js';
-import { IdempotentReplayedHeader, LocationHeader } from '../response-header-schemas.js';
 import { addPet } from './add-pet.js';
 import { IdempotencyKey } from './idempotency.js';
 
@@ -28,9 +27,12 @@ export const createPet = defineMutation({
           examples: ['3f1c9a0e-7b2d-4c55-9e61-2a8d0f4b7c13'],
         }),
       }),
+      // `Location` is the REST transport's to describe: its value is an address under the
+      // interface's base path, which core does not know.
       responseHeaders: z.object({
-        Location: LocationHeader,
-        'Idempotent-Replayed': IdempotentReplayedHeader.optional(),
+        'Idempotent-Replayed': z.literal('true').optional().meta({
+          description: 'Present when this is the response to an earlier request with the same Idempotency-Key.',
+        }),
       }),
       errorResponses: {
         400: 'Body is missing required fields or holds invalid values, or the Idempotency-Key was used with another body.',

@@ -1,6 +1,4 @@
-import { z } from 'zod';
 import { defineQuery } from '../../trpc.js';
-import { NextPageLinkHeader } from '../response-header-schemas.js';
 import { ListPetsQuery } from './list-query.js';
 import { PetPage, readPetPage } from './page.js';
 
@@ -18,7 +16,6 @@ export const listPets = defineQuery({
         'Animals by ascending id, a page at a time. When more follow, the `Link` header holds the ' +
         'next page (`rel="next"`); the last page has none.',
       successDescription: 'The list (paginated).',
-      responseHeaders: z.object({ Link: NextPageLinkHeader.optional() }),
       errorResponses: { 400: 'A query parameter is invalid.' },
     },
   },
