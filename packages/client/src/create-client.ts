@@ -1,10 +1,8 @@
 import type { AppRouter } from './generated/router-types.js';
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
 import { forwardPagesLink } from './forward-pages-link.js';
+import { MAX_BATCH_SIZE, TRPC_PREFIX } from './generated/server-constants.js';
 import { type RetryOptions, retryingFetch } from './retry/retrying-fetch.js';
-
-/** The most calls the server takes in one batch (`MAX_BATCH_SIZE` in apps/api's tRPC handler). */
-export const MAX_BATCH_SIZE = 50;
 
 export interface PetstoreClientOptions extends RetryOptions {
   /** The service's base address, e.g. `http://127.0.0.1:3000`. */
@@ -25,7 +23,7 @@ export interface PetstoreClientOptions extends RetryOptions {
  * to a whole HTTP request, so creates batched under one key would replay one another.
  */
 export const createPetstoreClient = ({ url, apiKey, fetch = globalThis.fetch, ...retry }: PetstoreClientOptions) => {
-  const endpoint = new URL('/trpc', url).toString();
+  const endpoint = new URL(TRPC_PREFIX, url).toString();
   const authorization = `Bearer ${apiKey}`;
   const retrying = retryingFetch(fetch, retry);
   return createTRPCClient<AppRouter>({

@@ -6,7 +6,10 @@ import type { Exchange, FlatHeaders } from '../exchange/exchange.js';
 import { BODY_LIMIT_BYTES } from '../exchange/read-body.js';
 import type { FetchReply } from '../exchange/reply.js';
 
-/** The most calls one batched request may carry; tRPC refuses larger batches with a 400. */
+/**
+ * The most calls one batched request may carry; tRPC refuses larger batches with a 400. The client
+ * batches up to it, from a copy `pnpm openapi` generates (packages/client/scripts/server-constants.ts).
+ */
 export const MAX_BATCH_SIZE = 50;
 
 const trimSlashes = (path: string) => path.replace(/^\/|\/$/g, '');

@@ -1,9 +1,10 @@
 import createClient from 'openapi-fetch';
+import { REST_PREFIX } from '../generated/server-constants.js';
 import { type RetryOptions, retryingFetch } from '../retry/retrying-fetch.js';
 import type { paths } from './openapi-types.js';
 
 export interface PetstoreRestClientOptions extends RetryOptions {
-  /** The service's base address, e.g. `http://127.0.0.1:3000`; paths are under its `/v1`. */
+  /** The service's base address, e.g. `http://127.0.0.1:3000`; paths are under its `REST_PREFIX` (`/v1`). */
   url: string | URL;
   apiKey: string;
   /** Defaults to the global fetch. */
@@ -17,7 +18,7 @@ export interface PetstoreRestClientOptions extends RetryOptions {
  */
 export const createPetstoreRestClient = ({ url, apiKey, fetch = globalThis.fetch, ...retry }: PetstoreRestClientOptions) => {
   const client = createClient<paths>({
-    baseUrl: new URL('/v1', url).toString(),
+    baseUrl: new URL(REST_PREFIX, url).toString(),
     headers: { Authorization: `Bearer ${apiKey}` },
     fetch: retryingFetch(fetch, retry),
   });
