@@ -10,6 +10,7 @@ const ENGINE_INDEPENDENT = [
   'src/procedures/**',
   'src/testing/contract.test.ts',
   'test/openapi-document.test.ts',
+  'test/openapi-expectations.test.ts',
   'test/docs-page.test.ts',
   'test/cors.test.ts',
   'test/deployment-files.test.ts',
