@@ -54,7 +54,7 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
     const successStatus = meta.successStatus ?? 200;
     moveSuccessTo(successStatus, responses);
     const success = responses[String(successStatus)];
-    // Location, next-page and deprecation headers: their values name addresses under the base path.
+    // Location, next-page Link, deprecation: the transport writes them from the meta and the base path.
     if (success) success.headers = { ...successHeaders(document, operation, restOperation, operations), ...success.headers };
 
     // The operation's own errors (its meta) and the transport's, all with the Error body.
