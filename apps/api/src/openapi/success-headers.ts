@@ -1,6 +1,6 @@
 import { MAX_SAFE_ID, PAGE_SIZE, encodeCursor } from '@petstore/core';
 import type { HeaderObject, OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
-import { REST_PREFIX, type RestOperation } from '../rest/routes.js';
+import { REST_PREFIX, type RestOperation, deprecationHeaders } from '../rest/routes.js';
 
 /** RFC 9651: an sf-integer has at most 15 digits; an sf-date is `@` and one. */
 const LONGEST_SF_DATE = `@-${'9'.repeat(15)}`;
@@ -53,9 +53,10 @@ const text = (pattern: string, maxLength: number, example: string): SchemaObject
 export const successHeaders = (
   document: OpenAPIObject,
   operation: OperationObject,
-  { meta, path, name }: RestOperation,
+  restOp: RestOperation,
   restOps: readonly RestOperation[],
 ): Record<string, HeaderObject> => {
+  const { meta, path, name } = restOp;
   const address = `${REST_PREFIX}${path}`;
   const headers: Record<string, HeaderObject> = {};
   if (meta.paginated && meta.deprecation) throw new Error(`${name}: one Link would carry both its next page and its successor, which this does not describe`);
@@ -80,25 +81,24 @@ export const successHeaders = (
     };
   }
 
-  if (meta.deprecation) {
-    const { since, sunset, successor } = meta.deprecation;
-    const successorPath = restOps.find((candidate) => candidate.name === successor)?.path;
-    if (successorPath === undefined) throw new Error(`${name}: unknown successor ${successor}`);
-    const successorLink = `<${REST_PREFIX}${successorPath}>; rel="successor-version"`;
+  // The values the REST transport sends, so the examples are what a client sees.
+  const deprecation = deprecationHeaders(restOp, restOps);
+  if (deprecation) {
+    const [, deprecatedAt = '', , sunsetAt = ''] = deprecation.headers.map(String);
     headers.Deprecation = {
       description: 'RFC 9745: when the operation was deprecated, as `@<epoch seconds>`.',
       required: true,
-      schema: text('^@-?[0-9]{1,15}$', LONGEST_SF_DATE.length, `@${Math.floor(since.getTime() / 1000)}`),
+      schema: text('^@-?[0-9]{1,15}$', LONGEST_SF_DATE.length, deprecatedAt),
     };
     headers.Sunset = {
       description: 'RFC 8594: when the operation will be removed.',
       required: true,
-      schema: text(IMF_FIXDATE, IMF_FIXDATE_LENGTH, sunset.toUTCString()),
+      schema: text(IMF_FIXDATE, IMF_FIXDATE_LENGTH, sunsetAt),
     };
     headers.Link = {
       description: 'RFC 8288 link to the operation that replaces this one (`rel="successor-version"`).',
       required: true,
-      schema: text('^<[^>]+>; rel="successor-version"$', successorLink.length, successorLink),
+      schema: text('^<[^>]+>; rel="successor-version"$', deprecation.link.length, deprecation.link),
     };
   }
   return headers;

@@ -114,7 +114,7 @@ export const nextPageLink = (restOp: RestOperation, search: string, nextCursor: 
 };
 
 /** Deprecation (RFC 9745), Sunset (RFC 8594) and the successor's address, fixed per operation. */
-const deprecationHeaders = (restOp: RestOperation, restOps: readonly RestOperation[]) => {
+export const deprecationHeaders = (restOp: RestOperation, restOps: readonly RestOperation[]) => {
   const deprecation = restOp.meta.deprecation;
   if (!deprecation) return undefined;
   const successor = restOps.find((candidate) => candidate.name === deprecation.successor);
