@@ -19,7 +19,7 @@ import { createTrpcTransport } from './trpc/trpc.js';
 
 export interface Petstore {
   stores: Stores;
-  /** The Prometheus registry, when METRICS_PORT is set; the server serves it on its own listener. */
+  /** The Prometheus registry, when `config.metricsPort` is set; the server serves it on its own listener. */
   metrics: Metrics | undefined;
   /** Refuses new API requests while the event loop is overloaded; undefined when off. */
   overload: OverloadGuard | undefined;

@@ -17,7 +17,7 @@ export interface RunningServer {
   /** Base address, e.g. `http://127.0.0.1:3000`. */
   url: string;
   port: number;
-  /** `GET /metrics` on the second listener, when METRICS_PORT is set. */
+  /** `GET /metrics` on the second listener, when `config.metricsPort` is set. */
   metricsUrl: string | undefined;
   db: Database;
   /** Set when the database had no key at all and the server just created one. */

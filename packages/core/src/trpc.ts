@@ -44,7 +44,7 @@ const t = initTRPC
   .context<Context>()
   .meta<ProcedureMeta>()
   .create({
-    // Stack traces never leave the process, whatever NODE_ENV says.
+    // Stack traces never leave the process, whatever the environment says it is.
     isDev: false,
     // tRPC's envelope, carrying the same code and status a REST client reads from the Error body.
     errorFormatter: ({ error }) => toTrpcErrorShape(error),

@@ -3,7 +3,7 @@ import proxyAddr from 'proxy-addr';
 
 /**
  * The address a request came from. Behind a load balancer every connection comes from the proxy,
- * so `X-Forwarded-For` is believed only for hops through the proxies `TRUST_PROXY` names (addresses
+ * so `X-Forwarded-For` is believed only for hops through the proxies `config.trustProxy` names (addresses
  * or CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`); anyone else could write that header.
  */
 export const clientAddressResolver = (trustedProxies: readonly string[]) => {

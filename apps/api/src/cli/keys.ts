@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { API_KEY_SCOPES, ApiKeyError, type ApiKeyEvent, ApiKeyScope, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
 import { pino } from 'pino';
-import { ConfigError, readConfig } from '../settings/config.js';
+import { ConfigError, SETTINGS, readConfig, variableOf } from '../settings/config.js';
 import { KEYS_COMMAND } from './keys-command.js';
 
 const USAGE = `Usage:
@@ -16,8 +16,8 @@ const USAGE = `Usage:
   ${KEYS_COMMAND} revoke <name-or-id>   revoke a key; servers refuse it at once
   ${KEYS_COMMAND} log [name]            the audit trail: keys created, rotated, revoked, first used after a rotation
   ${KEYS_COMMAND} help                  this text (also --help, -h)
-The database is the server's: DATABASE_URL (PostgreSQL) when set, else PETSTORE_DB (SQLite,
-default ./data/petstore.db).`;
+The database is the server's: ${variableOf('databaseUrl')} (PostgreSQL) when set, else ${variableOf('databaseFile')} (SQLite,
+default ${SETTINGS.databaseFile.schema.parse(undefined)}).`;
 
 /** A command line that asks for nothing this CLI does; its message is one line saying why. */
 class UsageError extends Error {}

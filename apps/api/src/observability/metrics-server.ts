@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 export const METRICS_PATH = '/metrics';
 
 /**
- * The second listener, on `HOST:METRICS_PORT`: `GET /metrics` in Prometheus's text format and
+ * The second listener, on the service's host at `config.metricsPort`: `GET /metrics` in Prometheus's text format and
  * nothing else. The public port never serves metrics; this one is meant for the scraper's network.
  */
 export const startMetricsServer = async (registry: Registry, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> => {

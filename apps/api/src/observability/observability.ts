@@ -5,7 +5,7 @@ import { type CallOperation, type RequestObserver, composeObservers } from './ex
 import { type Metrics, createMetrics } from './metrics.js';
 
 export interface Observability {
-  /** Present when METRICS_PORT is set. */
+  /** Present when `config.metricsPort` is set. */
   metrics: Metrics | undefined;
   /** Every operation call goes through this: `callOperation` itself when nothing observes. */
   call: CallOperation;

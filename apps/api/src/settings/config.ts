@@ -1,7 +1,6 @@
 import { DEFAULT_DATABASE_TIMEOUTS } from '@petstore/core';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
-import { tracingRequested } from './tracing-requested.js';
 
 const compilesAsProxyList = (list: string[]) => {
   try {
@@ -242,11 +241,23 @@ export const SETTINGS = {
   },
 } as const satisfies Record<string, Setting>;
 
+/** A setting's environment variable, for messages that must name it to a person. */
+export const variableOf = (key: keyof typeof SETTINGS): string => SETTINGS[key].variable;
+
+/**
+ * Tracing is on when an OTLP endpoint is set, as the OpenTelemetry specification names it, and
+ * the SDK is not disabled. The SDK reads its other standard variables itself.
+ */
+const tracingRequested = (env: NodeJS.ProcessEnv): boolean =>
+  Boolean(env[SETTINGS.tracing.variable] ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&
+  env.OTEL_SDK_DISABLED?.toLowerCase() !== 'true' &&
+  env.OTEL_TRACES_EXPORTER?.toLowerCase() !== 'none';
+
 type Settings = { [Key in keyof typeof SETTINGS]: z.output<(typeof SETTINGS)[Key]['schema']> };
 
 /** The settings the service runs on, by their names in code. */
 export type Config = Omit<Settings, 'tracing'> & {
-  /** An OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT…) and the SDK is not disabled: requests are traced. */
+  /** An OTLP endpoint is set and the SDK is not disabled: requests are traced. */
   tracing: boolean;
 };
 

@@ -23,8 +23,8 @@ export interface Stores {
 }
 
 /**
- * PostgreSQL when DATABASE_URL is set, the SQLite file otherwise; with REDIS_URL, rate limits
- * live in Redis so every instance counts together.
+ * PostgreSQL when `config.databaseUrl` is set, the SQLite file otherwise; with `config.redisUrl`,
+ * rate limits live in Redis so every instance counts together.
  */
 export const openStores = async (config: Config, logger: Logger, onStatement?: StatementObserver): Promise<Stores> => {
   const db = await openDatabase({
