@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { refuseWithout } from '@petstore/core/testing';
 import { type Browser, chromium } from 'playwright-core';
 
 const NAMES = ['chromium', 'chromium-browser', 'google-chrome'];
@@ -21,8 +22,9 @@ const findChromium = (): string => {
 };
 
 /** Headless, and quiet: no background requests to the outside that this machine would refuse. */
-export const launchChromium = (): Promise<Browser> =>
-  chromium.launch({
+export const launchChromium = (): Promise<Browser> => {
+  refuseWithout('Chromium');
+  return chromium.launch({
     executablePath: findChromium(),
     args: [
       '--no-sandbox',
@@ -34,3 +36,4 @@ export const launchChromium = (): Promise<Browser> =>
       '--disable-sync',
     ],
   });
+};

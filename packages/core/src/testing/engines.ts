@@ -2,6 +2,7 @@ import type { Database } from '../db/database.js';
 import { openPostgresDatabase } from '../db/postgres/open-postgres-database.js';
 import { openSqliteDatabase } from '../db/sqlite/open-sqlite-database.js';
 import { createScratchPostgresDatabase } from './scratch-postgres.js';
+import type { ExternalNeed } from './sqlite-only.js';
 
 export interface OpenedDatabase {
   db: Database;
@@ -11,6 +12,8 @@ export interface OpenedDatabase {
 
 export interface Engine {
   name: string;
+  /** The server it runs on, unless embedded: a SQLite-only run skips its tests. */
+  needs?: ExternalNeed;
   /** A fresh, migrated, empty database. */
   open(): Promise<OpenedDatabase>;
 }
@@ -26,6 +29,7 @@ export const ENGINES: Engine[] = [
   },
   {
     name: 'PostgreSQL',
+    needs: 'PostgreSQL',
     open: async () => {
       const scratch = await createScratchPostgresDatabase();
       const db = await openPostgresDatabase(scratch.url, { poolSize: 4 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { refuseWithout } from './sqlite-only.js';
 
 /** The server tests use; its database is only ever used to create and drop scratch databases. */
 export const TEST_POSTGRES_URL = process.env.PETSTORE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -11,6 +12,7 @@ export interface ScratchDatabase {
 
 /** A new, empty database on the test server, so no two runs or tests ever see each other's data. */
 export const createScratchPostgresDatabase = async (): Promise<ScratchDatabase> => {
+  refuseWithout('PostgreSQL');
   const name = `petstore_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { refuseWithout } from './sqlite-only.js';
 
 /** The Redis server tests use; each run writes only under a prefix of its own. */
 export const TEST_REDIS_URL = process.env.PETSTORE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -12,6 +13,7 @@ export interface ScratchRedisPrefix {
 }
 
 export const createScratchRedisPrefix = (): ScratchRedisPrefix => {
+  refuseWithout('Redis');
   const prefix = `test:${randomBytes(6).toString('hex')}:`;
   return {
     prefix,
