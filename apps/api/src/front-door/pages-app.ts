@@ -1,7 +1,8 @@
 import { toTrpcError } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import type express from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { type Exchange, exchangeOf } from '../exchange/exchange.js';
 import { type Reply, methodNotAllowed, nothingAt } from '../exchange/reply.js';
 import { DOCS_FILES, createDocsPage } from '../pages/docs-page.js';
@@ -34,7 +35,8 @@ const onlyGet = page((req) => methodNotAllowed(req.method, req.originalUrl, GET_
  * page, liveness and readiness, the 404 for a path that is nobody's, and the Error body for
  * whatever Express itself refuses. Every answer leaves through `sendReply`.
  */
-export const createPagesApp = ({ ready }: { ready: () => Promise<Readiness> }) => {
+const buildPagesApp = async ({ ready }: { ready: () => Promise<Readiness> }) => {
+  const { default: express } = await import('express');
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -61,8 +63,22 @@ export const createPagesApp = ({ ready }: { ready: () => Promise<Readiness> }) =
     void sendReply(exchangeOf(req), reply);
   };
   app.use(refused);
+  return app;
+};
 
+/**
+ * The pages, with Express loaded on the first request that is not the API's: a process that only
+ * serves the API never holds Express and its dependencies in memory.
+ */
+export const createPagesApp = (options: { ready: () => Promise<Readiness> }) => {
+  let app: Promise<express.Express> | undefined;
   return (exchange: Exchange): void => {
-    app(exchange.req, exchange.res);
+    app ??= buildPagesApp(options);
+    app.then(
+      (pages) => {
+        pages(exchange.req, exchange.res);
+      },
+      (error: unknown) => sendReply(exchange, { error: toTrpcError(error) }),
+    );
   };
 };
