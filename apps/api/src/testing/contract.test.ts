@@ -45,6 +45,32 @@ describe('the contract checker', () => {
     expect(check(seen).join('\n')).toMatch(problem);
   });
 
+  describe('for a peer, with headers it ignores', () => {
+    const checkPeer = createContractChecker(createOpenApiDocument({ publicBaseUrl: 'http://localhost:3000/v1' }), {
+      ignoredHeaders: ['x-request-id', 'ETag'],
+    });
+    const plain = (headers: Record<string, string> = {}) => (name: string) =>
+      ({ 'content-type': 'application/json', ...headers })[name.toLowerCase()] ?? null;
+
+    it('passes a page without the ignored headers, which the service itself must send', () => {
+      const page = seen({ path: '/v1/pets', header: plain() });
+      expect(checkPeer(page)).toEqual([]);
+      expect(check(page).join('\n')).toMatch(/X-Request-Id missing[^]*ETag missing|ETag missing[^]*X-Request-Id missing/);
+    });
+
+    it('still requires and checks every other header', () => {
+      expect(checkPeer(seen({ path: '/v1/pets', method: 'POST', status: 201, body: pet, header: plain() })).join('\n')).toMatch(/header Location missing/);
+      expect(checkPeer(seen({ path: '/v1/pets/1', body: pet, header: plain() })).join('\n')).toMatch(/header Deprecation missing/);
+      const badRetry = seen({ path: '/v1/pets', status: 429, body: { code: 'TOO_MANY_REQUESTS', message: 'm', status: 429 }, header: plain({ 'retry-after': 'soon' }) });
+      expect(checkPeer(badRetry).join('\n')).toMatch(/header Retry-After/);
+    });
+
+    it('still checks the body and the status', () => {
+      expect(checkPeer(seen({ path: '/v1/pets', status: 400, body: { code: 'BAD_REQUEST' }, header: plain() })).join('\n')).toMatch(/required property 'message'/);
+      expect(checkPeer(seen({ path: '/v1/pets', status: 404, header: plain() })).join('\n')).toMatch(/status not documented/);
+    });
+  });
+
   it('leaves paths outside the document alone', () => {
     expect(check(seen({ path: '/trpc/listPets', status: 418, body: 'anything' }))).toEqual([]);
   });

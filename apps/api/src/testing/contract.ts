@@ -17,12 +17,24 @@ const pointer = (...segments: string[]) =>
 const templateToRegExp = (template: string) =>
   new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
+export interface ContractCheckerOptions {
+  /**
+   * Response headers the document declares that this checker neither requires nor checks, by
+   * name, in any case. For servers other than the service that serve the same operations (the
+   * bench's peers): they do not send the service's own extras (request ids, ETags, rate limit
+   * headers), and the rest of their answers is held to the contract all the same. The service's
+   * own checks pass none.
+   */
+  ignoredHeaders?: readonly string[];
+}
+
 /**
  * Checks responses against an OpenAPI document: the status must be one the operation documents,
  * the body must match its schema, and its headers must be there and match theirs. A path or method
  * the document does not know must still answer with the Error body.
  */
-export const createContractChecker = (document: OpenAPIObject) => {
+export const createContractChecker = (document: OpenAPIObject, { ignoredHeaders = [] }: ContractCheckerOptions = {}) => {
+  const ignored = new Set(ignoredHeaders.map((name) => name.toLowerCase()));
   // The whole document is registered once; schemas are compiled from JSON pointers into it, so
   // every `#/components/...` reference resolves. OpenAPI's own keywords are not JSON Schema, hence
   // strict mode off.
@@ -73,6 +85,7 @@ export const createContractChecker = (document: OpenAPIObject) => {
       else check(validatorAt(...at, 'content', 'application/json', 'schema'), seen.body, 'body');
     }
     for (const [name, declared] of Object.entries(response.headers ?? {})) {
+      if (ignored.has(name.toLowerCase())) continue;
       // A header is either described in place or a reference to components.headers.
       const ref = (declared as { $ref?: unknown }).$ref;
       const reference = typeof ref === 'string' ? ref.replace('#/', '').split('/') : undefined;
