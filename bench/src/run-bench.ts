@@ -1,15 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_VARIABLES, benchRedisUrl, benchSettings } from './bench-settings.js';
 import { barChart } from './chart.js';
 import { type LoadResult, load, median } from './load.js';
 import { BATCHED, BATCH_SIZE, STREAMED, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
 import { seedPostgres } from './seed-postgres.js';
-import { BASELINE, BASELINE_POSTGRES, BEFORE, EXPRESS_PEER, FASTIFY_PEER, ON_POSTGRES, REST, REST_WITH_METRICS, TRPC } from './target-names.js';
-import { type TargetKind, type TargetProcess, startTarget } from './target-process.js';
+import {
+  BASELINE,
+  BASELINE_POSTGRES,
+  BEFORE,
+  EXPRESS_PEER,
+  FASTIFY_PEER,
+  HONO_PEER,
+  ON_POSTGRES,
+  ORPC_PEER,
+  REST,
+  REST_WITH_METRICS,
+  TRPC,
+} from './target-names.js';
+import { type ServiceSettings, type TargetKind, type TargetProcess, startTarget } from './target-process.js';
 import {
   type Samples,
   beforeVerdicts,
@@ -21,27 +34,14 @@ import {
 } from './verdicts.js';
 
 const SEEDED = 10_000;
-/**
- * Another checkout of this repository, installed and built: its service runs beside this one's.
- * Absolute, because turbo runs the bench in bench/, not where the command was typed.
- */
-const BEFORE_CHECKOUT = process.env.BENCH_BEFORE || undefined;
-if (BEFORE_CHECKOUT !== undefined && !isAbsolute(BEFORE_CHECKOUT)) {
-  throw new Error(`BENCH_BEFORE must be an absolute path, not ${BEFORE_CHECKOUT}`);
-}
 const WARM_UP_SECONDS = 2;
+const { beforeCheckout: BEFORE_CHECKOUT, ...chosen } = benchSettings();
 const settings = {
-  connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
-  seconds: Number(process.env.BENCH_SECONDS ?? 3),
-  rounds: Number(process.env.BENCH_ROUNDS ?? 7),
-  // Four more targets and half again the run time: opt-in, so a default run stays near 13 minutes.
-  postgres: process.env.BENCH_POSTGRES === '1',
-  // Four more targets (BENCH_BEFORE): every way of calling the other checkout's service.
+  ...chosen,
+  // Four more targets: every way of calling the other checkout's service.
   before: BEFORE_CHECKOUT !== undefined,
 };
 const RESULTS = fileURLToPath(new URL('../results', import.meta.url));
-
-const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 interface Target {
   name: string;
@@ -65,7 +65,7 @@ export interface Row {
 }
 
 // A quota the load never reaches: the service pays for counting without refusing anything.
-const UNREACHED_QUOTA = { RATE_LIMIT_PER_MINUTE: '999999999' };
+const UNREACHED_QUOTA: ServiceSettings = { rateLimitPerMinute: '999999999' };
 
 const ratioColumns = (samples: Samples, scenario: string, target: string) => {
   const { fastestPeer: peer, baseline } = ratiosToReferences(samples, scenario, target);
@@ -79,28 +79,31 @@ const postgresForBaseline = settings.postgres ? await seedPostgres(SEEDED) : und
 try {
   const template = join(folder, 'template.db');
   const { apiKey } = await seedDatabase(template, SEEDED);
-  const started = async (kind: TargetKind, env: NodeJS.ProcessEnv = {}, copy: string = kind, apiRoot?: string) => {
+  const started = async (kind: TargetKind, service: ServiceSettings = {}, copy: string = kind, apiRoot?: string) => {
     const file = join(folder, `${copy}.db`);
     copyDatabase(template, file);
-    return startTarget(kind, { PETSTORE_DB: file, ...UNREACHED_QUOTA, ...env }, apiRoot);
+    return startTarget(kind, { database: { file }, apiKey, service: { ...UNREACHED_QUOTA, ...service } }, apiRoot);
   };
   const service = await started('service');
   // The other checkout's service, started as that checkout starts it, with this one's environment.
   const before = BEFORE_CHECKOUT ? await started('service', {}, 'service-before', join(BEFORE_CHECKOUT, 'apps', 'api')) : undefined;
-  const withMetrics = await started('service', { METRICS_PORT: '0' }, 'service-with-metrics');
+  const withMetrics = await started('service', { metricsPort: '0' }, 'service-with-metrics');
   const fastify = await started('fastify-peer');
   const express = await started('express-peer');
+  const hono = await started('hono-peer');
+  const orpc = await started('orpc-peer');
   const bare = await started('bare-node');
   // The production shape: PostgreSQL for the data, Redis for the rate limit's counts.
   const onPostgres = postgres
     ? await startTarget('service', {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: BENCH_REDIS_URL,
-        REDIS_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}:`,
-        ...UNREACHED_QUOTA,
+        database: { url: postgres.url },
+        apiKey: postgres.apiKey,
+        service: { redisUrl: benchRedisUrl(), redisKeyPrefix: `bench:${randomBytes(6).toString('hex')}:`, ...UNREACHED_QUOTA },
       })
     : undefined;
-  const barePostgres = postgresForBaseline ? await startTarget('bare-pg', { DATABASE_URL: postgresForBaseline.url }) : undefined;
+  const barePostgres = postgresForBaseline
+    ? await startTarget('bare-pg', { database: { url: postgresForBaseline.url }, apiKey: postgresForBaseline.apiKey })
+    : undefined;
   const rest = (scenario: Scenario) => scenario.rest;
   // The ways of calling the service, by the name of their target.
   const calls: Record<string, Pick<Target, 'request' | 'callsPerRequest'>> = {
@@ -123,6 +126,8 @@ try {
     { name: REST_WITH_METRICS, process: withMetrics, apiKey, request: rest, callsPerRequest: 1 },
     { name: FASTIFY_PEER, process: fastify, apiKey, request: rest, callsPerRequest: 1 },
     { name: EXPRESS_PEER, process: express, apiKey, request: rest, callsPerRequest: 1 },
+    { name: HONO_PEER, process: hono, apiKey, request: rest, callsPerRequest: 1 },
+    { name: ORPC_PEER, process: orpc, apiKey, request: rest, callsPerRequest: 1 },
     { name: BASELINE, process: bare, apiKey, request: rest, callsPerRequest: 1 },
     ...(onPostgres && postgres ? serviceTargets([REST, TRPC, BATCHED], ON_POSTGRES, onPostgres, postgres.apiKey) : []),
     ...(barePostgres && postgresForBaseline
@@ -132,8 +137,8 @@ try {
   const minutes = (scenarios(SEEDED).length * targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds)) / 60;
   process.stderr.write(
     `${targets.length} targets, ${settings.rounds} rounds of ${settings.seconds} s at ${settings.connections} connections: about ${Math.ceil(minutes)} min. ` +
-      `PostgreSQL targets ${settings.postgres ? 'on' : 'off (BENCH_POSTGRES=1 adds them)'}. ` +
-      `Before targets ${settings.before ? 'on' : 'off (BENCH_BEFORE=<another checkout, installed and built> adds them)'}.\n`,
+      `PostgreSQL targets ${settings.postgres ? 'on' : `off (${BENCH_VARIABLES.postgres}=1 adds them)`}. ` +
+      `Before targets ${settings.before ? 'on' : `off (${BENCH_VARIABLES.before}=<another checkout, installed and built> adds them)`}.\n`,
   );
   const run = (target: Target, scenario: Scenario, seconds: number) =>
     load({
@@ -191,15 +196,28 @@ try {
     ...(onPostgres && { 'apps/api, PostgreSQL': Math.round(onPostgres.peakRssMiB()) }),
     [FASTIFY_PEER]: Math.round(fastify.peakRssMiB()),
     [EXPRESS_PEER]: Math.round(express.peakRssMiB()),
+    [HONO_PEER]: Math.round(hono.peakRssMiB()),
+    [ORPC_PEER]: Math.round(orpc.peakRssMiB()),
     [BASELINE]: Math.round(bare.peakRssMiB()),
     ...(barePostgres && { [BASELINE_POSTGRES]: Math.round(barePostgres.peakRssMiB()) }),
   };
-  const servers = [service, ...(before ? [before] : []), withMetrics, fastify, express, bare, ...(onPostgres ? [onPostgres] : []), ...(barePostgres ? [barePostgres] : [])];
+  const servers = [
+    service,
+    ...(before ? [before] : []),
+    withMetrics,
+    fastify,
+    express,
+    hono,
+    orpc,
+    bare,
+    ...(onPostgres ? [onPostgres] : []),
+    ...(barePostgres ? [barePostgres] : []),
+  ];
   await Promise.all(servers.map((target) => target.stop()));
 
   console.table(rows);
   console.log(`Ratios are medians of per-round ratios of calls/s. Fastest peer: ${Object.keys(samples).map((scenario) => `${scenario} → ${fastestPeer(samples, scenario)}`).join('; ')}.`);
-  if (!settings.postgres) console.log('PostgreSQL targets not run (BENCH_POSTGRES=1 adds them).');
+  if (!settings.postgres) console.log(`PostgreSQL targets not run (${BENCH_VARIABLES.postgres}=1 adds them).`);
   console.log('Peak RSS (MiB):', peakRssMiB);
   for (const line of streamCosts(samples)) console.log(line);
   const checks = [

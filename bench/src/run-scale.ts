@@ -2,15 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scaleSettings } from './bench-settings.js';
 import { percentile, sequentialLatencies, timedGet } from './latency.js';
 import { seedDatabase } from './seed.js';
 import { type TargetProcess, startTarget } from './target-process.js';
 
 const SIZES = [1_000, 1_000_000];
-const settings = {
-  requests: Number(process.env.SCALE_REQUESTS ?? 2_000),
-  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
-};
+const settings = scaleSettings();
 const MAX_RATIO = 1.3;
 const RESULTS = fileURLToPath(new URL('../results', import.meta.url));
 
@@ -40,7 +38,8 @@ try {
     const file = join(folder, `${size}.db`);
     process.stderr.write(`Seeding ${size.toLocaleString('en')} animals…\n`);
     const { apiKey } = await seedDatabase(file, size);
-    services.push({ size, apiKey, service: await startTarget('service', { PETSTORE_DB: file, RATE_LIMIT_PER_MINUTE: '0' }) });
+    const service = await startTarget('service', { database: { file }, apiKey, service: { rateLimitPerMinute: '0' } });
+    services.push({ size, apiKey, service });
   }
 
   // Warm both services up on every case before anything is recorded.

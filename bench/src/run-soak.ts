@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { soakSeconds } from './bench-settings.js';
 import { scenarios } from './scenarios.js';
 import { seedDatabase } from './seed.js';
 import { startTarget } from './target-process.js';
 
 const SEEDED = 10_000;
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
+const SECONDS = soakSeconds();
 const CONNECTIONS = 64;
 const SAMPLE_EVERY_MS = 2_000;
 const RESULTS = fileURLToPath(new URL('../results', import.meta.url));
@@ -28,7 +29,7 @@ try {
   const file = join(folder, 'soak.db');
   const { apiKey } = await seedDatabase(file, SEEDED);
   // Rate limiting off: the soak looks for errors and leaks, and 429s would be neither.
-  const service = await startTarget('service', { PETSTORE_DB: file, RATE_LIMIT_PER_MINUTE: '0' });
+  const service = await startTarget('service', { database: { file }, apiKey, service: { rateLimitPerMinute: '0' } });
 
   const mix = scenarios(SEEDED).flatMap((scenario) => [scenario.rest, scenario.trpc]);
   const samples: { second: number; rssMiB: number }[] = [];

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PET_STATUSES, createApiKeys, openPostgresDatabase } from '@petstore/core';
 import pg from 'pg';
-
-/** The server the PostgreSQL targets run on; its own database there is only used to create and drop theirs. */
-export const BENCH_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+import { benchPostgresUrl } from './bench-settings.js';
 
 export interface SeededPostgres {
   url: string;
@@ -23,15 +21,16 @@ const withClient = async <T>(url: string, work: (client: pg.Client) => Promise<T
 
 /**
  * A new database with `count` animals (statuses in turn, as in the SQLite seed) and one API key,
- * dropped afterwards. The schema comes from the real migrations; the rows from one
- * generate_series insert, since a million requests would take minutes.
+ * dropped afterwards, on the server at `serverUrl`, whose own database is only used to create and
+ * drop it. The schema comes from the real migrations; the rows from one generate_series insert,
+ * since a million requests would take minutes.
  */
-export const seedPostgres = async (count: number): Promise<SeededPostgres> => {
+export const seedPostgres = async (count: number, serverUrl: string = benchPostgresUrl()): Promise<SeededPostgres> => {
   const name = `petstore_bench_${randomBytes(6).toString('hex')}`;
-  await withClient(BENCH_POSTGRES_URL, (admin) => admin.query(`create database ${name}`));
-  const url = new URL(BENCH_POSTGRES_URL);
+  await withClient(serverUrl, (admin) => admin.query(`create database ${name}`));
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const drop = () => withClient(BENCH_POSTGRES_URL, (admin) => admin.query(`drop database if exists ${name} with (force)`)).then(() => undefined);
+  const drop = () => withClient(serverUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`)).then(() => undefined);
   try {
     const db = await openPostgresDatabase(url.toString(), { poolSize: 1 });
     const { token } = await createApiKeys(db.apiKeys).create('bench');

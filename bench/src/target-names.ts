@@ -1,14 +1,18 @@
+import { SETTINGS } from '@petstore/api/settings';
+
 /** The targets' names in the tables, the results file and the verdicts. */
 export const REST = 'REST /v1';
 export const TRPC = 'tRPC /trpc';
-/** The same service with Prometheus metrics on (METRICS_PORT set, nothing scraping). */
-export const REST_WITH_METRICS = 'REST /v1, METRICS_PORT set';
+/** The same service with Prometheus metrics on (their port set, nothing scraping). */
+export const REST_WITH_METRICS = `REST /v1, ${SETTINGS.metricsPort.variable} set`;
 /** With metrics on, a call may cost at most this many times its CPU without. */
 export const METRICS_MAX_CPU_FACTOR = 1.05;
 export const FASTIFY_PEER = 'Fastify + zod peer';
 export const EXPRESS_PEER = 'Express + zod peer';
+export const HONO_PEER = 'Hono + zod-openapi peer';
+export const ORPC_PEER = 'oRPC + OpenAPIHandler peer';
 export const BASELINE = 'node:http baseline';
-/** Appended to a target's name when it runs on the service of the checkout in BENCH_BEFORE. */
+/** Appended to a target's name when it runs on the service of the before checkout (bench-settings.ts). */
 export const BEFORE = ', before';
 /** Against that checkout's service, a call may cost at most this many times its CPU there. */
 export const BEFORE_MAX_CPU_FACTOR = 1.05;
@@ -22,4 +26,7 @@ export const POSTGRES_MIN_THROUGHPUT = 0.8;
 export const POSTGRES_MAX_CPU_FACTOR = 1.5;
 
 /** The same contract subset written the way each framework's docs recommend. */
-export const PEERS = [FASTIFY_PEER, EXPRESS_PEER] as const;
+export const PEERS = [FASTIFY_PEER, EXPRESS_PEER, HONO_PEER, ORPC_PEER] as const;
+/** The peers REST must match on every scenario (at least 1.0× each one's throughput). */
+export const MATCHED_PEERS = [FASTIFY_PEER, HONO_PEER, ORPC_PEER] as const;
+export const REST_MIN_PEER_THROUGHPUT = 1;

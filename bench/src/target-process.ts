@@ -3,6 +3,8 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SETTINGS } from '@petstore/api/settings';
+import { type TargetDatabase, handedEnvironment } from './targets/ready.js';
 
 export interface TargetProcess {
   url: string;
@@ -30,9 +32,29 @@ const statusField = (pid: number, field: string) => {
   return Number(match?.[1] ?? Number.NaN) / 1024;
 };
 
+/** Some of the service's settings, by their names in its configuration, as the text of their variables. */
+export type ServiceSettings = Partial<Record<keyof typeof SETTINGS, string>>;
+
+/** The service's settings as its environment: each variable named by the service's own declaration. */
+const serviceEnvironment = (settings: ServiceSettings) =>
+  Object.fromEntries(
+    Object.entries(settings).map(([key, value]) => [SETTINGS[key as keyof typeof SETTINGS].variable, value]),
+  );
+
 // A target's storage is the benchmark's choice, never the shell's.
-const STORAGE_VARIABLES = new Set(['PETSTORE_DB', 'DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX']);
+const STORAGE_VARIABLES = new Set<string>(
+  (['databaseFile', 'databaseUrl', 'redisUrl', 'redisKeyPrefix'] as const).map((key) => SETTINGS[key].variable),
+);
 const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !STORAGE_VARIABLES.has(name)));
+
+export interface TargetOptions {
+  /** The data the target serves: its own copy, so one target's creates never change another's. */
+  database: TargetDatabase;
+  /** The one key the peers and bare servers hold in memory; the service reads its keys from the database. */
+  apiKey: string;
+  /** More of the service's settings; the peers and bare servers have none. */
+  service?: ServiceSettings;
+}
 
 /** This checkout's apps/api: the service a run measures unless told to start another checkout's. */
 const API_ROOT = fileURLToPath(new URL('../../apps/api/', import.meta.url));
@@ -50,27 +72,51 @@ const serviceCommand = (apiRoot: string) => {
   return { nodeFlags: args.slice(0, script), script: args.slice(script) };
 };
 
-const target = (name: string) => fileURLToPath(new URL(`./targets/${name}.js`, import.meta.url));
+/**
+ * The targets as built: bench/dist/targets whether this module runs from dist (the bench) or from
+ * src (its tests, under vitest), so a target is always plain node running compiled JavaScript.
+ */
+const target = (name: string) => fileURLToPath(new URL(`../dist/targets/${name}.js`, import.meta.url));
+
+interface Launch {
+  argv: string[];
+  cwd: string | undefined;
+  /** The target's own environment, from what the bench hands it. */
+  environment: Record<string, string>;
+  /** How the target says which port it took. */
+  ready: RegExp;
+}
 
 /**
- * How each kind of target is started, and how it says which port it took, given the apps/api
- * whose service it is or runs beside. The peers and the baseline run with that service's node
- * flags (its heap limit): the same deployment, so only the code differs.
+ * How each kind of target is started, given the apps/api whose service it is or runs beside. The
+ * peers and the baseline run with that service's node flags (its heap limit): the same
+ * deployment, so only the code differs.
  */
-const sameDeployment = (name: string) => (apiRoot: string) => ({
-  argv: [process.execPath, ...serviceCommand(apiRoot).nodeFlags, target(name)],
-  cwd: undefined,
-  ready: /READY (\d+)/,
-});
+const sameDeployment =
+  (name: string) =>
+  (apiRoot: string, { database, apiKey }: TargetOptions): Launch => ({
+    argv: [process.execPath, ...serviceCommand(apiRoot).nodeFlags, target(name)],
+    cwd: undefined,
+    environment: handedEnvironment(database, apiKey),
+    ready: /READY (\d+)/,
+  });
 const launchers = {
-  service: (apiRoot: string) => {
+  service: (apiRoot: string, { database, service }: TargetOptions): Launch => {
     const { nodeFlags, script } = serviceCommand(apiRoot);
     const [main = ''] = script;
     if (!existsSync(join(apiRoot, main))) throw new Error(`${join(apiRoot, main)} is missing: install and build that checkout first`);
-    return { argv: [process.execPath, ...nodeFlags, ...script], cwd: apiRoot, ready: /"port":(\d+)/ };
+    const storage: ServiceSettings = 'file' in database ? { databaseFile: database.file } : { databaseUrl: database.url };
+    return {
+      argv: [process.execPath, ...nodeFlags, ...script],
+      cwd: apiRoot,
+      environment: serviceEnvironment({ logLevel: 'info', port: '0', host: '127.0.0.1', ...storage, ...service }),
+      ready: /"port":(\d+)/,
+    };
   },
   'fastify-peer': sameDeployment('fastify-peer'),
   'express-peer': sameDeployment('express-peer'),
+  'hono-peer': sameDeployment('hono-peer'),
+  'orpc-peer': sameDeployment('orpc-peer'),
   'bare-node': sameDeployment('bare-node'),
   'bare-pg': sameDeployment('bare-pg'),
 };
@@ -82,12 +128,13 @@ export type TargetKind = keyof typeof launchers;
  * `apiRoot` is the apps/api folder of an installed and built checkout: this one's unless the
  * run compares with another's.
  */
-export const startTarget = async (kind: TargetKind, env: NodeJS.ProcessEnv, apiRoot: string = API_ROOT): Promise<TargetProcess> => {
-  const { argv, cwd, ready } = launchers[kind](apiRoot);
+export const startTarget = async (kind: TargetKind, options: TargetOptions, apiRoot: string = API_ROOT): Promise<TargetProcess> => {
+  const { argv, cwd, environment, ready } = launchers[kind](apiRoot, options);
   const [command = process.execPath, ...args] = argv;
   const child: ChildProcess = spawn(command, args, {
     cwd,
-    env: { ...inherited, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    // Production mode for every target: Express, for one, does less in it.
+    env: { ...inherited, NODE_ENV: 'production', ...environment },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {

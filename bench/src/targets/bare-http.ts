@@ -1,9 +1,9 @@
 // What both bare servers share: node:http alone, the same contract subset as the service (key
-// check, validation, statuses, headers), no framework and no library. Each bare server brings
-// its storage: better-sqlite3 or pg, the service's statements.
-import { createHash, timingSafeEqual } from 'node:crypto';
+// check against the one key held in memory, validation, statuses, headers), no framework and no
+// library. Each bare server brings its storage: better-sqlite3 or pg, the service's statements.
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { CHALLENGE, holdsKey } from './held-key.js';
 import { announceReady } from './ready.js';
 
 export interface BarePet {
@@ -11,8 +11,6 @@ export interface BarePet {
 }
 
 export interface BareStorage {
-  /** The SHA-256 of the live key with this public id, in hex. */
-  keyHash(publicId: string): string | undefined;
   /** Up to `take` animals after `afterId`, of `status` when it is not null. */
   page(afterId: number, take: number, status: string | null): BarePet[] | Promise<BarePet[]>;
   byId(id: number): BarePet | undefined | Promise<BarePet | undefined>;
@@ -23,8 +21,8 @@ const STATUSES = new Set(['available', 'pending', 'sold']);
 const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
 };
-const fail = (res: ServerResponse, status: number, code: string) => {
-  send(res, status, { code, message: code, status });
+const fail = (res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}) => {
+  send(res, status, { code, message: code, status }, headers);
 };
 
 const readBody = (req: IncomingMessage) =>
@@ -45,17 +43,9 @@ const positiveInt = (text: string | null, max: number) =>
 
 /** Serves the contract subset on 127.0.0.1 and a free port, and tells the bench which. */
 export const serveBare = (storage: BareStorage) => {
-  const authorised = (req: IncomingMessage) => {
-    // Both key formats the service takes: checksummed (49 base62 characters) and the earlier one.
-    const token = /^Bearer +(pst_([0-9a-f]{12})_(?:[0-9A-Za-z]{49}|[A-Za-z0-9_-]{43}))$/i.exec(req.headers.authorization ?? '');
-    const stored = token?.[2] && storage.keyHash(token[2]);
-    if (!token?.[1] || !stored) return false;
-    return timingSafeEqual(Buffer.from(stored, 'hex'), createHash('sha256').update(token[1]).digest());
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (!authorised(req)) {
-      fail(res, 401, 'UNAUTHORIZED');
+    if (!holdsKey(req.headers.authorization)) {
+      fail(res, 401, 'UNAUTHORIZED', CHALLENGE);
       return;
     }
     const [path = '', search = ''] = (req.url ?? '').split('?');

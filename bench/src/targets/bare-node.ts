@@ -1,5 +1,6 @@
 // The physical limit of this stack: node:http and better-sqlite3 prepared statements, no
-// framework and no library, doing the same work (key check, validation, the same SQL, headers).
+// framework and no library, doing the same work (key check against the one key held in memory,
+// validation, the same SQL, headers).
 import BetterSqlite3 from 'better-sqlite3';
 import { type BarePet, serveBare } from './bare-http.js';
 import { databaseFile } from './ready.js';
@@ -13,10 +14,8 @@ const listAll = sqlite.prepare<[number, number], BarePet>(`select ${columns} fro
 const listByStatus = sqlite.prepare<[string, number, number], BarePet>(`select ${columns} from pets where status = ? and id > ? order by id limit ?`);
 const byId = sqlite.prepare<[number], BarePet>(`select ${columns} from pets where id = ?`);
 const insert = sqlite.prepare<[string, number, string], BarePet>(`insert into pets (name, category_id, status) values (?, ?, ?) returning ${columns}`);
-const keyHash = sqlite.prepare<[string], string>('select secret_hash from api_keys where public_id = ? and revoked_at is null').pluck();
 
 serveBare({
-  keyHash: (publicId) => keyHash.get(publicId),
   page: (afterId, take, status) => (status === null ? listAll.all(afterId, take) : listByStatus.all(status, afterId, take)),
   byId: (id) => byId.get(id),
   insert: (name, categoryId, status) => {

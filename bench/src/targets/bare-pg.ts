@@ -2,10 +2,9 @@
 // the driver, the same statements and table as the service, one API key held in memory.
 import pg from 'pg';
 import { type BarePet, serveBare } from './bare-http.js';
+import { databaseUrl } from './ready.js';
 
-const url = process.env.DATABASE_URL;
-if (!url) throw new Error('DATABASE_URL is not set');
-const pool = new pg.Pool({ connectionString: url, max: 10 });
+const pool = new pg.Pool({ connectionString: databaseUrl(), max: 10 });
 // int8 ids as numbers, as the service reads them.
 pg.types.setTypeParser(pg.types.builtins.INT8, Number);
 
@@ -16,14 +15,7 @@ const listByStatus = statement('list_status', `select ${columns} from pets where
 const byId = statement('by_id', `select ${columns} from pets where id = $1`);
 const insert = statement('insert', `insert into pets (name, category_id, status) values ($1, $2, $3) returning ${columns}`);
 
-// The one key, read once: a request compares its token's hash in memory, with no round trip.
-const { rows: [key] } = await pool.query<{ public_id: string; secret_hash: string }>(
-  'select public_id, secret_hash from api_keys where revoked_at is null order by id limit 1',
-);
-if (!key) throw new Error('the database holds no API key');
-
 serveBare({
-  keyHash: (publicId) => (publicId === key.public_id ? key.secret_hash : undefined),
   page: (afterId, take, status) => (status === null ? listAll([afterId, take]) : listByStatus([status, afterId, take])),
   byId: async (id) => (await byId([id]))[0],
   insert: async (name, categoryId, status) => {

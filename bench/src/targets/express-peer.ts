@@ -1,13 +1,14 @@
 // What a user would write instead: the same operations as plain Express 5 routes, with the same
-// zod schemas, the same key check and the same storage queries, and no tRPC or OpenAPI layer.
+// zod schemas, the same key check (the one key held in memory) and the same storage queries as the
+// other peers, and no tRPC or OpenAPI layer.
 import { type AddressInfo } from 'node:net';
-import { GetPetParams, ListPetsQuery, NewPet, createApiKeys, openSqliteDatabase } from '@petstore/core';
+import { GetPetParams, ListPetsQuery, NewPet, openSqliteDatabase } from '@petstore/core';
 import express, { type RequestHandler } from 'express';
+import { CHALLENGE, holdsKey } from './held-key.js';
 import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
 const db = openSqliteDatabase(databaseFile());
-const keys = createApiKeys(db.apiKeys);
 const app = express();
 app.disable('x-powered-by');
 
@@ -15,13 +16,12 @@ const fail = (res: express.Response, status: number, code: string, message: stri
   res.status(status).json({ code, message, status });
 };
 
-const requireKey: RequestHandler = async (req, res, next) => {
-  const token = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  if (token && (await keys.authenticate(token))) {
+const requireKey: RequestHandler = (req, res, next) => {
+  if (holdsKey(req.headers.authorization)) {
     next();
     return;
   }
-  res.setHeader('WWW-Authenticate', 'Bearer realm="petstore"');
+  res.set(CHALLENGE);
   fail(res, 401, 'UNAUTHORIZED', 'Invalid API key.');
 };
 

@@ -1,7 +1,8 @@
 // What a user would write with Fastify instead: the same operations as Fastify 5 routes, the way
 // its docs and fastify-type-provider-zod's recommend (zod schemas for the query, params, body and
 // responses, compiled by the type provider; the key check in an onRequest hook), with the same key
-// check and storage queries as the Express peer, the logger off, and no tRPC or OpenAPI layer.
+// check (the one key held in memory) and storage queries as the other peers, the logger off, and
+// no tRPC or OpenAPI layer.
 import { type AddressInfo } from 'node:net';
 import {
   ErrorBody,
@@ -10,7 +11,6 @@ import {
   NewPet,
   Pet,
   Pets,
-  createApiKeys,
   openSqliteDatabase,
 } from '@petstore/core';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
@@ -21,29 +21,22 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
+import { CHALLENGE, holdsKey } from './held-key.js';
+import { peerErrorBody } from './peer-error.js';
 import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
 const db = openSqliteDatabase(databaseFile());
-const keys = createApiKeys(db.apiKeys);
 
-/** The statuses this peer answers with, and the tRPC error code the contract names for each. */
-const CODES: Partial<Record<number, string>> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  404: 'NOT_FOUND',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
+const fail = (reply: FastifyReply, status: number, message: string) => {
+  const body = peerErrorBody(status, message);
+  return reply.code(body.status).send(body);
 };
-
-const fail = (reply: FastifyReply, status: number, message: string) =>
-  reply.code(status).send({ code: CODES[status] ?? 'INTERNAL_SERVER_ERROR', message, status });
 
 const pets: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', async (request, reply) => {
-    const token = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (token && (await keys.authenticate(token))) return;
-    reply.header('WWW-Authenticate', 'Bearer realm="petstore"');
+    if (holdsKey(request.headers.authorization)) return;
+    reply.headers(CHALLENGE);
     return fail(reply, 401, 'Invalid API key.');
   });
 
@@ -78,8 +71,7 @@ app.removeContentTypeParser('text/plain');
 app.setErrorHandler<FastifyError>((error, _request, reply) => {
   if (hasZodFastifySchemaValidationErrors(error)) return fail(reply, 400, error.message);
   // Fastify's own refusals (malformed JSON, body too large, wrong content type) carry their status.
-  const status = error.statusCode ?? 500;
-  return status < 500 ? fail(reply, status, error.message) : fail(reply, 500, 'The server could not handle the request.');
+  return fail(reply, error.statusCode ?? 500, error.message);
 });
 app.setNotFoundHandler((_request, reply) => fail(reply, 404, 'No such path.'));
 await app.register(pets, { prefix: '/v1' });
