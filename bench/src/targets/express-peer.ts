@@ -3,8 +3,9 @@
 // other peers, and no tRPC or OpenAPI layer.
 import { type AddressInfo } from 'node:net';
 import { GetPetParams, ListPetsQuery, NewPet, openSqliteDatabase } from '@petstore/core';
-import express, { type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { CHALLENGE, holdsKey } from './held-key.js';
+import { peerErrorBody } from './peer-error.js';
 import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
@@ -70,6 +71,23 @@ app.get('/v1/pets/:petId', async (req, res) => {
   res.setHeader('Link', '</v1/pets>; rel="successor-version"');
   res.json(pet);
 });
+
+app.use((_req, res) => {
+  fail(res, 404, 'NOT_FOUND', 'No such path.');
+});
+
+// Express's own refusals (malformed JSON, a body too large) carry their status; without this
+// handler they would be answered with Express's HTML page.
+const answerError: ErrorRequestHandler = (error: { status?: unknown; message?: unknown }, _req, res, next) => {
+  // As Express's docs say: once a response has begun, only Express's own handler can end it.
+  if (res.headersSent) {
+    next(error);
+    return;
+  }
+  const body = peerErrorBody(typeof error.status === 'number' ? error.status : 500, String(error.message));
+  res.status(body.status).json(body);
+};
+app.use(answerError);
 
 const server = app.listen(0, '127.0.0.1', () => {
   announceReady((server.address() as AddressInfo).port);
