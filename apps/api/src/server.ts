@@ -4,13 +4,11 @@ import type { Duplex } from 'node:stream';
 import { ApiKeyError, type ApiKeys, type Database } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
-import express from 'express';
 import type { Config } from './settings/config.js';
 import { createAccessLog } from './front-door/send-reply.js';
 import { Exchange } from './exchange/exchange.js';
 import { sendReply } from './front-door/send-reply.js';
 import { startMetricsServer } from './observability/metrics-server.js';
-import { startTracing } from './observability/tracing.js';
 import { type Petstore, openPetstore } from './petstore.js';
 
 export interface RunningServer {
@@ -74,8 +72,8 @@ export interface ServerOptions {
 }
 
 /** Every request goes to the front door; mounted in Express, only the API's paths do. */
-const listenerFor = (petstore: Petstore, { mount = 'front-door' }: ServerOptions) =>
-  mount === 'express' ? express().use(petstore.middleware) : petstore.frontDoor;
+const listenerFor = async (petstore: Petstore, { mount = 'front-door' }: ServerOptions) =>
+  mount === 'express' ? (await import('express')).default().use(petstore.middleware) : petstore.frontDoor;
 
 /**
  * Node answers a request it cannot parse (bad header characters, headers over 16 KiB, a broken
@@ -118,12 +116,13 @@ const answerMalformedRequest = (logger: Logger) => {
 
 export const startServer = async (config: Config, logger: Logger, options: ServerOptions = {}): Promise<RunningServer> => {
   // Before the database opens: its statements are traced from the first request on.
-  const tracing = config.tracing ? await startTracing() : undefined;
+  // Loaded only when on: OpenTelemetry's modules stay out of a process that does not trace.
+  const tracing = config.tracing ? await (await import('./observability/tracing.js')).startTracing() : undefined;
   const petstore = await openPetstore(config, logger, tracing);
   const { stores } = petstore;
   const firstApiKey = await createFirstKey(stores.apiKeys);
 
-  const server = createServer(listenerFor(petstore, options));
+  const server = createServer(await listenerFor(petstore, options));
   server.on('clientError', answerMalformedRequest(logger));
   // A client gets 10 s to send its headers and 30 s for the whole request: a slow sender cannot
   // hold a connection (and its memory) for the five minutes Node allows by default.

@@ -1,5 +1,7 @@
 import { type Database, isReplayed } from '@petstore/core';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Exchange } from '../exchange/exchange.js';
 import { type RequestObserver, UNMATCHED_ROUTE, listenForFinish } from './exchange-observer.js';
 
@@ -20,6 +22,8 @@ export interface Metrics {
  * is looked up once and kept, so a request does three map lookups and one `observe`.
  */
 export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
+  // Required here, not imported above: a service with metrics off never loads prom-client.
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = createRequire(import.meta.url)('prom-client') as typeof PromClient;
   const registry = new Registry();
   // The event-loop lag is a distribution over the scrape interval whatever the sampling rate, and
   // sampling it often is paid by every request (DEVELOPERS.md, Tracing and metrics).
