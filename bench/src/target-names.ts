@@ -12,6 +12,8 @@ export const EXPRESS_PEER = 'Express + zod peer';
 export const HONO_PEER = 'Hono + zod-openapi peer';
 export const ORPC_PEER = 'oRPC + OpenAPIHandler peer';
 export const BASELINE = 'node:http baseline';
+/** REST on SQLite: at least this share of the bare baseline's throughput, on every scenario. */
+export const REST_MIN_BASELINE_THROUGHPUT = 0.8;
 /** Appended to a target's name when it runs on the service of the before checkout (bench-settings.ts). */
 export const BEFORE = ', before';
 /** Against that checkout's service, a call may cost at most this many times its CPU there. */
