@@ -6,7 +6,7 @@ import { readConfig } from '../src/settings/config.js';
 import { API_ROOT, REPO_ROOT } from './support/processes.js';
 
 // What can be checked of the production files without a Docker engine: that they parse, agree
-// with each other, and start the service the way the README and `pnpm start` do.
+// with each other, and start the service the way docs/operating.md and `pnpm start` do.
 const read = (...path: string[]) => readFileSync(join(REPO_ROOT, ...path), 'utf8');
 
 interface ComposeService {
@@ -27,10 +27,10 @@ const instruction = (name: string) =>
     .map((line) => line.slice(name.length + 1).trim());
 
 describe('the Dockerfile', () => {
-  it('starts the service with the command pnpm start runs, which the README gives', () => {
+  it('starts the service with the command pnpm start runs, which the operating page gives', () => {
     const cmd = instruction('CMD').at(-1) ?? '';
     expect((JSON.parse(cmd) as string[]).join(' ')).toBe(startScript);
-    expect(read('README.md')).toContain(startScript);
+    expect(read('docs', 'operating.md')).toContain(startScript);
   });
 
   it('builds on Node 20 and listens where it says', () => {

@@ -5,8 +5,11 @@ import { ConfigError, SETTINGS, readConfig, settingsTable } from './config.js';
 const fromRoot = (path: string) => readFileSync(new URL(`../../../../${path}`, import.meta.url), 'utf8');
 
 describe('the settings, declared once', () => {
-  it("are the README's table, row for row", () => {
-    const lines = fromRoot('README.md').slice(fromRoot('README.md').indexOf('## Configuration')).split('\n');
+  it("are the operating page's Configuration table, row for row", () => {
+    const page = fromRoot('docs/operating.md');
+    const section = page.indexOf('\n## Configuration\n');
+    expect(section, 'docs/operating.md has a Configuration section').toBeGreaterThan(-1);
+    const lines = page.slice(section).split('\n');
     const start = lines.findIndex((line) => line.startsWith('|'));
     const end = lines.findIndex((line, index) => index > start && !line.startsWith('|'));
     expect(lines.slice(start, end).join('\n')).toBe(settingsTable());

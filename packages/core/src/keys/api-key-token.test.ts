@@ -2,19 +2,19 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TOKEN_PATTERN, issueToken, publicIdOf } from './api-key-token.js';
 
-/** The regular expression the README gives secret scanners. */
-const readmePattern = () => {
-  const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
-  const quoted = /offline, by\n\n```\n(.+)\n```/.exec(readme)?.[1];
-  if (quoted === undefined) throw new Error('the README no longer quotes the scanners\' pattern');
+/** The regular expression the API keys page gives secret scanners. */
+const documentedPattern = () => {
+  const page = readFileSync(new URL('../../../../docs/api-keys.md', import.meta.url), 'utf8');
+  const quoted = /offline, by\n\n```\n(.+)\n```/.exec(page)?.[1];
+  if (quoted === undefined) throw new Error('docs/api-keys.md no longer quotes the scanners\' pattern');
   return new RegExp(quoted, 'g');
 };
 
 describe('API key tokens', () => {
-  it('are found in text by the README\'s pattern, whole, and only they', () => {
+  it('are found in text by the pattern documented for secret scanners, whole, and only they', () => {
     const tokens = Array.from({ length: 20 }, () => issueToken().token);
     const text = `export KEY=${tokens[0] ?? ''}\n${tokens.slice(1).join(' and ')} pst_short_abc pst_0123456789ab_${'a'.repeat(60)}`;
-    expect(text.match(readmePattern())).toEqual(tokens);
+    expect(text.match(documentedPattern())).toEqual(tokens);
     for (const token of tokens) expect(token).toMatch(TOKEN_PATTERN);
   });
 
