@@ -7,8 +7,6 @@ const ENGINE_INDEPENDENT = [
   'src/openapi/**',
   'src/admission/**',
   'src/settings/**',
-  // Runs on every engine itself (ENGINES).
-  'src/procedures/**',
   'src/testing/contract.test.ts',
   'test/openapi-document.test.ts',
   'test/openapi-expectations.test.ts',

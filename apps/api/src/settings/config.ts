@@ -13,7 +13,7 @@ const compilesAsProxyList = (list: string[]) => {
 
 /**
  * The mean event-loop delay past which the service sheds load: far above what a saturated but
- * healthy service shows (README, Overload); past it, requests wait on each other rather than on
+ * healthy service shows (docs/operating.md, Overload); past it, requests wait on each other rather than on
  * work.
  */
 export const DEFAULT_OVERLOAD_DELAY_MS = 100;
@@ -81,13 +81,13 @@ interface Setting {
   schema: z.ZodType<unknown, string | undefined>;
   /** What reads it: the service, the `keys` CLI, a library. */
   readBy: string;
-  /** The README's words for it (Markdown). */
+  /** The settings table's words for it (docs/operating.md), in Markdown. */
   description: string;
 }
 
 /**
  * Every setting, declared once: the variable, its type and default, who reads it and what it means.
- * `readConfig` parses them; the README's table is `settingsTable()` (a test fails when they differ)
+ * `readConfig` parses them; docs/operating.md's table is `settingsTable()` (a test fails when they differ)
  * and turbo passes each variable through (a test checks turbo.json).
  */
 export const SETTINGS = {
@@ -279,14 +279,14 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   return { ...settings, tracing: tracingRequested(env) };
 };
 
-/** How the README shows a setting's default: the value the schema gives an unset variable. */
+/** How the settings table shows a setting's default: the value the schema gives an unset variable. */
 const shownDefault = (schema: Setting['schema']) => {
   const value = schema.safeParse(undefined).data;
   if (value === undefined || (Array.isArray(value) && value.length === 0)) return 'unset';
   return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
 };
 
-/** The README's table of settings, as the declarations say it. */
+/** The settings table of docs/operating.md, as the declarations say it. */
 export const settingsTable = (): string =>
   [
     '| variable | default | meaning |',
