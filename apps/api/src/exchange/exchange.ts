@@ -1,4 +1,4 @@
-import { createHash, hash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 
@@ -71,8 +71,7 @@ export class Exchange {
  * route need no place in it.
  */
 export const entityTag = (body: string | Buffer, varying?: string): string =>
-  // Hashed in parts when a header varies: joining it to a page's body would copy the whole body.
-  `"${varying === undefined ? hash('sha1', body, 'base64url') : createHash('sha1').update(body).update('\n').update(varying).digest('base64url')}"`;
+  `"${hash('sha1', varying === undefined ? body : `${body.toString()}\n${varying}`, 'base64url')}"`;
 
 /** The length of every tag `entityTag` makes: SHA-1 in base64url between quotes. */
 export const ENTITY_TAG_LENGTH = 29;
