@@ -62,4 +62,14 @@ describe('a quota shared through Redis', () => {
     // Past half its quota every request is counted in Redis, so the header says where the key stands.
     expect(remaining((await (instances[0] as Quota).spend('shared', 1)).headers)).toBe(0);
   });
+
+  it('counts what it has sent to Redis until Redis answers, so the header never shows more than is left', async ({ shared: { quota } }) => {
+    const perKey = quota(10);
+    // Past half the quota: the next spend goes to Redis.
+    await perKey.spend('sending', 6);
+    const inFlight = perKey.spend('sending', 1);
+    // Asked while that spend waits on Redis: it is already counted.
+    expect(remaining(perKey.giveBack('sending', 0))).toBe(3);
+    expect(remaining((await inFlight).headers)).toBe(3);
+  });
 });

@@ -41,6 +41,8 @@ interface Window {
   known: number;
   /** What this instance spent, or gave back, since it last sent: all of its count without Redis. */
   pending: number;
+  /** What this instance has sent and Redis has not yet answered: counted until `known` includes it. */
+  sending: number;
   /** When `known` was learned. */
   learnedAt: number;
 }
@@ -70,12 +72,12 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
 
   const windowOf = (subject: string, now: number) => {
     let window = windows.get(subject);
-    if (!window || now >= window.until) windows.set(subject, (window = { until: now + windowMs, known: 0, pending: 0, learnedAt: Number.NEGATIVE_INFINITY }));
+    if (!window || now >= window.until) windows.set(subject, (window = { until: now + windowMs, known: 0, pending: 0, sending: 0, learnedAt: Number.NEGATIVE_INFINITY }));
     return window;
   };
   const headers = (window: Window, now: number): FlatHeaders => [
     'RateLimit-Policy', policy,
-    'RateLimit', `"${name}";r=${Math.max(0, perMinute - window.known - window.pending)};t=${secondsUntil(window.until, now)}`,
+    'RateLimit', `"${name}";r=${Math.max(0, perMinute - window.known - window.sending - window.pending)};t=${secondsUntil(window.until, now)}`,
   ];
   const refused = (window: Window, now: number): QuotaDecision => {
     const retryAfterSeconds = secondsUntil(window.until, now);
@@ -92,10 +94,14 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
   const send = async (limiter: RateLimiterRedis, subject: string, window: Window, points: number) => {
     const sending = window.pending + points;
     window.pending = 0;
+    window.sending += sending;
     try {
-      learn(window, sending >= 0 ? await limiter.consume(subject, sending) : await limiter.reward(subject, -sending));
+      const result = sending >= 0 ? await limiter.consume(subject, sending) : await limiter.reward(subject, -sending);
+      window.sending -= sending;
+      learn(window, result);
       return true;
     } catch (refusal) {
+      window.sending -= sending;
       // rate-limiter-flexible rejects with the counter's state when the quota is spent.
       if (!(refusal instanceof RateLimiterRes)) {
         window.pending += sending - points;
@@ -127,7 +133,7 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
         return { allowed: true, headers: headers(window, now) };
       }
       const fresh = now - window.learnedAt <= 2 * QUOTA_SYNC_MS;
-      if (fresh && window.known + window.pending + points <= perMinute / 2) {
+      if (fresh && window.known + window.sending + window.pending + points <= perMinute / 2) {
         window.pending += points;
         return { allowed: true, headers: headers(window, now) };
       }
