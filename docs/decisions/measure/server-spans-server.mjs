@@ -13,7 +13,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const apiRequire = createRequire(new URL('../../../apps/api/package.json', import.meta.url));
-const { ROOT_CONTEXT, SpanKind, context, propagation, trace } = apiRequire('@opentelemetry/api');
+const { context, trace } = apiRequire('@opentelemetry/api');
+// The service's own span, from its build (`npx pnpm build` first).
+const { startServerSpan } = await import(new URL('../../../apps/api/dist/observability/tracing.js', import.meta.url).href);
 const { BatchSpanProcessor, NodeTracerProvider } = apiRequire('@opentelemetry/sdk-trace-node');
 
 const ROUTE = '/v1/pets/{petId}';
@@ -35,26 +37,7 @@ const handlers = {
   hand: () => {
     const tracer = registerProvider().getTracer('petstore');
     return (req, res) => {
-      const method = req.method ?? 'GET';
-      const url = req.url ?? '/';
-      const queryStart = url.indexOf('?');
-      const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-      const span = tracer.startSpan(
-        method,
-        {
-          kind: SpanKind.SERVER,
-          attributes: {
-            'http.request.method': method,
-            'url.scheme': 'http',
-            'url.path': queryStart === -1 ? url : url.slice(0, queryStart),
-            ...(queryStart !== -1 && { 'url.query': url.slice(queryStart + 1) }),
-            ...(req.socket.remoteAddress && { 'client.address': req.socket.remoteAddress }),
-            ...(req.headers['user-agent'] && { 'user_agent.original': req.headers['user-agent'] }),
-            'network.protocol.version': req.httpVersion,
-          },
-        },
-        parent,
-      );
+      const { span, parent, method } = startServerSpan(tracer, req);
       // The log line's ids, as the service keeps them on the exchange.
       const { traceId, spanId } = span.spanContext();
       res.traceIds = { trace_id: traceId, span_id: spanId };

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { type Operation, type StatementObserver, operations } from '@petstore/core';
 import { type Tracer, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import {
@@ -45,30 +46,37 @@ const failedInside = (error: unknown) => !(error instanceof TRPCError) || error.
 /** Each operation's procedure name, for its span. */
 const names = new Map<Operation, string>(Object.entries(operations).map(([name, operation]) => [operation, name]));
 
+/**
+ * The server span of a request, started as it arrives: an incoming W3C `traceparent` (and
+ * `tracestate`) is continued, and the span is named by its method until its route is known.
+ */
+export const startServerSpan = (tracer: Tracer, req: IncomingMessage) => {
+  const method = req.method ?? 'GET';
+  const url = req.url ?? '/';
+  const queryStart = url.indexOf('?');
+  const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+  const span = tracer.startSpan(
+    method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        [ATTR_HTTP_REQUEST_METHOD]: method,
+        [ATTR_URL_SCHEME]: 'http',
+        [ATTR_URL_PATH]: queryStart === -1 ? url : url.slice(0, queryStart),
+        ...(queryStart !== -1 && { [ATTR_URL_QUERY]: url.slice(queryStart + 1) }),
+        ...(req.socket.remoteAddress && { [ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress }),
+        ...(req.headers['user-agent'] && { [ATTR_USER_AGENT_ORIGINAL]: req.headers['user-agent'] }),
+        'network.protocol.version': req.httpVersion,
+      },
+    },
+    parent,
+  );
+  return { span, parent, method };
+};
+
 const requestObserver = (tracer: Tracer): RequestObserver => ({
   transport: (transport) => (exchange) => {
-    const { req } = exchange;
-    const method = req.method ?? 'GET';
-    const url = req.url ?? '/';
-    const queryStart = url.indexOf('?');
-    // An incoming W3C `traceparent` (and `tracestate`) is continued.
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    const span = tracer.startSpan(
-      method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          [ATTR_HTTP_REQUEST_METHOD]: method,
-          [ATTR_URL_SCHEME]: 'http',
-          [ATTR_URL_PATH]: queryStart === -1 ? url : url.slice(0, queryStart),
-          ...(queryStart !== -1 && { [ATTR_URL_QUERY]: url.slice(queryStart + 1) }),
-          ...(req.socket.remoteAddress && { [ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress }),
-          ...(req.headers['user-agent'] && { [ATTR_USER_AGENT_ORIGINAL]: req.headers['user-agent'] }),
-          'network.protocol.version': req.httpVersion,
-        },
-      },
-      parent,
-    );
+    const { span, parent, method } = startServerSpan(tracer, exchange.req);
     const { traceId, spanId } = span.spanContext();
     exchange.traceIds = { trace_id: traceId, span_id: spanId };
     listenForFinish(exchange, (done, status) => {
