@@ -4,6 +4,7 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { CHALLENGE, holdsKey } from './held-key.js';
+import { GET_PET_DEPRECATION_HEADERS } from './peer-replies.js';
 import { announceReady } from './ready.js';
 
 export interface BarePet {
@@ -92,7 +93,7 @@ export const serveBare = (storage: BareStorage) => {
         fail(res, id === undefined ? 400 : 404, id === undefined ? 'BAD_REQUEST' : 'NOT_FOUND');
         return;
       }
-      send(res, 200, pet, { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' });
+      send(res, 200, pet, GET_PET_DEPRECATION_HEADERS);
     } else {
       fail(res, 404, 'NOT_FOUND');
     }

@@ -5,7 +5,7 @@ import { type AddressInfo } from 'node:net';
 import { GetPetParams, ListPetsQuery, NewPet, openSqliteDatabase } from '@petstore/core';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { CHALLENGE, holdsKey } from './held-key.js';
-import { peerErrorBody } from './peer-error.js';
+import { peerErrorBody, GET_PET_DEPRECATION_HEADERS } from './peer-replies.js';
 import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
@@ -66,9 +66,7 @@ app.get('/v1/pets/:petId', async (req, res) => {
     fail(res, 404, 'NOT_FOUND', `No animal has id ${params.data.petId}.`);
     return;
   }
-  res.setHeader('Deprecation', '@1795305600');
-  res.setHeader('Sunset', 'Thu, 05 Dec 2030 00:00:00 GMT');
-  res.setHeader('Link', '</v1/pets>; rel="successor-version"');
+  res.set(GET_PET_DEPRECATION_HEADERS);
   res.json(pet);
 });
 

@@ -22,7 +22,7 @@ import {
   validatorCompiler,
 } from 'fastify-type-provider-zod';
 import { CHALLENGE, holdsKey } from './held-key.js';
-import { peerErrorBody } from './peer-error.js';
+import { peerErrorBody, GET_PET_DEPRECATION_HEADERS } from './peer-replies.js';
 import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
@@ -56,9 +56,7 @@ const pets: FastifyPluginAsyncZod = async (app) => {
   app.get('/pets/:petId', { schema: { params: GetPetParams, response: { 200: Pet, '4xx': ErrorBody } } }, async (request, reply) => {
     const pet = await db.pets.findById(request.params.petId);
     if (!pet) return fail(reply, 404, `No animal has id ${request.params.petId}.`);
-    reply.header('Deprecation', '@1795305600');
-    reply.header('Sunset', 'Thu, 05 Dec 2030 00:00:00 GMT');
-    reply.header('Link', '</v1/pets>; rel="successor-version"');
+    reply.headers(GET_PET_DEPRECATION_HEADERS);
     return pet;
   });
 };

@@ -9,7 +9,7 @@ import { ErrorBody, GetPetParams, ListPetsQuery, NewPet, Pet, Pets, openSqliteDa
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { CHALLENGE, holdsKey } from './held-key.js';
-import { peerErrorBody } from './peer-error.js';
+import { peerErrorBody, GET_PET_DEPRECATION_HEADERS } from './peer-replies.js';
 import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
@@ -85,9 +85,7 @@ app.openapi(getPet, async (c) => {
   const { petId } = c.req.valid('param');
   const pet = await db.pets.findById(petId);
   if (!pet) return c.json(peerErrorBody(404, `No animal has id ${petId}.`), 404);
-  c.header('Deprecation', '@1795305600');
-  c.header('Sunset', 'Thu, 05 Dec 2030 00:00:00 GMT');
-  c.header('Link', '</v1/pets>; rel="successor-version"');
+  for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) c.header(name, value);
   return c.json(pet, 200);
 });
 

@@ -12,7 +12,7 @@ import { BodyLimitPlugin } from '@orpc/server/node';
 import { ResponseHeadersPlugin, type ResponseHeadersPluginContext } from '@orpc/server/plugins';
 import { GetPetParams, ListPetsQuery, NewPet, Pet, Pets, openSqliteDatabase } from '@petstore/core';
 import { CHALLENGE, holdsKey } from './held-key.js';
-import { peerErrorBody } from './peer-error.js';
+import { peerErrorBody, GET_PET_DEPRECATION_HEADERS } from './peer-replies.js';
 import { peerPage } from './peer-page.js';
 import { announceReady, databaseFile } from './ready.js';
 
@@ -53,9 +53,7 @@ const router = {
     .handler(async ({ input, context }) => {
       const pet = await db.pets.findById(input.petId);
       if (!pet) throw new ORPCError('NOT_FOUND', { message: `No animal has id ${input.petId}.` });
-      context.resHeaders?.set('Deprecation', '@1795305600');
-      context.resHeaders?.set('Sunset', 'Thu, 05 Dec 2030 00:00:00 GMT');
-      context.resHeaders?.set('Link', '</v1/pets>; rel="successor-version"');
+      for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) context.resHeaders?.set(name, value);
       return pet;
     }),
 };

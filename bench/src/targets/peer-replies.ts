@@ -15,3 +15,10 @@ export const peerErrorBody = (status: number, message: string): { code: string; 
   const code = CODES[status];
   return code === undefined ? { code: 'INTERNAL_SERVER_ERROR', message: 'The server could not handle the request.', status: 500 } : { code, message, status };
 };
+
+/** What every target sends with a deprecated get by id (RFC 9745, RFC 8594, the successor's link), as the contract fixes it. */
+export const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
+  Deprecation: '@1795305600',
+  Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+  Link: '</v1/pets>; rel="successor-version"',
+};
