@@ -11,6 +11,7 @@ import type {
   SchemaObject,
 } from 'openapi3-ts/oas31';
 import { describe, expect, it } from 'vitest';
+import { resolveReference } from '../src/testing/resolve-reference.js';
 
 /*
  * The committed openapi.json (which openapi-document.test.ts keeps equal to the served one) read
@@ -21,12 +22,7 @@ import { describe, expect, it } from 'vitest';
  */
 const document = JSON.parse(readFileSync(fileURLToPath(new URL('../../../openapi.json', import.meta.url)), 'utf8')) as OpenAPIObject;
 
-const resolve = <T extends object>(item: T | ReferenceObject | undefined): T => {
-  const ref = (item as ReferenceObject | undefined)?.$ref;
-  if (ref === undefined) return item as T;
-  const [, , kind, name] = ref.split('/');
-  return resolve((document.components as Record<string, Record<string, T | ReferenceObject>>)[kind ?? '']?.[name ?? '']);
-};
+const resolve = <T extends object>(item: T | ReferenceObject | undefined): T => resolveReference<T>(document, item) as T;
 
 const OPERATIONS = {
   listPets: { method: 'get', path: '/pets' },

@@ -36,13 +36,13 @@ describe('errors outside the operations', () => {
     await expectError(await call(server, '/v1/store/orders'), 404, 'NOT_FOUND');
   });
 
-  it.for<[string, string, string]>([
-    ['PUT', '/v1/pets', 'GET, POST, HEAD'],
-    ['DELETE', '/v1/pets/1', 'GET, HEAD'],
-    ['PATCH', '/v1/pets/1', 'GET, HEAD'],
-    ['POST', '/healthz', 'GET, HEAD'],
-    ['DELETE', '/v1/openapi.json', 'GET, HEAD'],
-  ])('answers %s %s with 405 and Allow: %s', async ([method, path, allow], { server }) => {
+  it.for([
+    { method: 'PUT', path: '/v1/pets', allow: 'GET, POST, HEAD' },
+    { method: 'DELETE', path: '/v1/pets/1', allow: 'GET, HEAD' },
+    { method: 'PATCH', path: '/v1/pets/1', allow: 'GET, HEAD' },
+    { method: 'POST', path: '/healthz', allow: 'GET, HEAD' },
+    { method: 'DELETE', path: '/v1/openapi.json', allow: 'GET, HEAD' },
+  ])('answers $method $path with 405 and Allow: $allow', async ({ method, path, allow }, { server }) => {
     const response = await call(server, path, { method });
     expect(response.headers.get('allow')).toBe(allow);
     await expectError(response, 405, 'METHOD_NOT_SUPPORTED');

@@ -5,6 +5,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { HeaderObject, OpenAPIObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { describe, expect, it } from 'vitest';
 import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
+import { resolveReference } from '../testing/resolve-reference.js';
 import { createOpenApiDocument } from './document.js';
 
 // The bounds OWASP's API Security rules ask for, read from the constants the service runs on.
@@ -12,12 +13,11 @@ const document = createOpenApiDocument({ publicBaseUrl: 'https://petstore.exampl
 const schema = (name: string) => document.components?.schemas?.[name] as SchemaObject;
 const allResponses = (doc: OpenAPIObject) =>
   Object.values(doc.paths ?? {}).flatMap((item) =>
-    ['get', 'post'].flatMap((method) => Object.entries((item[method as 'get']?.responses ?? {}) as Record<string, ResponseObject>)),
+    ['get', 'post'].flatMap((method) =>
+      (Object.entries(item[method as 'get']?.responses ?? {}) as [string, ResponseObject | ReferenceObject][]).map(([status, listed]) => [status, resolveReference<ResponseObject>(doc, listed) as ResponseObject] as const),
+    ),
   );
-const header = (declared: HeaderObject | ReferenceObject | undefined): HeaderObject | undefined => {
-  const ref = (declared as ReferenceObject | undefined)?.$ref;
-  return ref ? (document.components?.headers?.[ref.split('/').at(-1) ?? ''] as HeaderObject) : (declared as HeaderObject);
-};
+const header = (declared: HeaderObject | ReferenceObject | undefined) => resolveReference<HeaderObject>(document, declared);
 const matches = (declared: HeaderObject | undefined, value: string) => {
   const { pattern, maxLength } = declared?.schema as SchemaObject;
   return new RegExp(pattern ?? '', 'u').test(value) && value.length <= (maxLength ?? 0);

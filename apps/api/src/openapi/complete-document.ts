@@ -1,9 +1,9 @@
-import type { OpenAPIObject, ResponseObject } from 'openapi3-ts/oas31';
+import type { OpenAPIObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
 import type { RestOperation } from '../rest/routes.js';
 import { describeConditionalGet } from './conditional-get.js';
 import { describeItemsAsTheBody, moveSuccessTo, nameRequestBody, withoutGeneratedErrorSchemas } from './generator-gaps.js';
 import { successHeaders } from './success-headers.js';
-import { errorResponse, transportErrors } from './transport-errors.js';
+import { describeError, transportErrors } from './transport-errors.js';
 import { COMPONENT_HEADERS, transportHeaders } from './transport-headers.js';
 
 export interface DocumentServers {
@@ -57,16 +57,22 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
     // Location, next-page Link, deprecation: the transport writes them from the meta and the base path.
     if (success) success.headers = { ...successHeaders(document, operation, restOperation, operations), ...success.headers };
 
-    // The operation's own errors (its meta) and the transport's, all with the Error body.
+    // The operation's own errors (its meta) and the transport's, all with the Error body, each
+    // status described once among the components.
     const errors = [...Object.entries(meta.openapi?.errorResponses ?? {}), ...Object.entries(transportErrors({ takesBody: operation.requestBody !== undefined }))];
-    for (const [status, description] of errors) responses[status] = errorResponse(Number(status), String(description), meta.scope);
+    const errorRefs: Record<string, ReferenceObject> = {};
+    for (const [status, description] of errors) errorRefs[status] = describeError(components, { status: Number(status), description: String(description), scope: meta.scope });
+    Object.assign(responses, errorRefs);
     // Spectral's oas rules accept scopes in a security requirement only for OAuth schemes, so the
     // description says it; the 403's challenge names it too.
     operation.description = `${operation.description ?? ''} Needs an API key with the \`${meta.scope}\` scope (403 otherwise).`.trim();
 
     nameRequestBody(document, operation, schemaId(restOperation.operation.input));
     if (method === 'GET') describeConditionalGet(operation, responses);
-    for (const [status, response] of Object.entries(responses)) response.headers = { ...response.headers, ...transportHeaders(status) };
+    for (const [status, response] of Object.entries(responses)) {
+      // An error's headers are in its component already.
+      if (!(status in errorRefs)) response.headers = { ...response.headers, ...transportHeaders(status) };
+    }
     // The generator writes an empty list for an operation that takes no parameters.
     if (operation.parameters?.length === 0) delete operation.parameters;
   }

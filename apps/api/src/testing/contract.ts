@@ -1,5 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { HeaderObject, OpenAPIObject, OperationObject, ResponseObject } from 'openapi3-ts/oas31';
+import type { HeaderObject, OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
+import { resolveReference } from './resolve-reference.js';
 
 /** One request and its response, as a test saw them. */
 export interface SeenResponse {
@@ -13,6 +14,12 @@ export interface SeenResponse {
 
 const pointer = (...segments: string[]) =>
   segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+
+/** The path of the component an item refers to (`components`, `headers`, name), if it is a reference. */
+const referencedAt = (item: object): string[] | undefined => {
+  const ref = (item as { $ref?: unknown }).$ref;
+  return typeof ref === 'string' ? ref.replace('#/', '').split('/') : undefined;
+};
 
 const templateToRegExp = (template: string) =>
   new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
@@ -77,9 +84,11 @@ export const createContractChecker = (document: OpenAPIObject, { ignoredHeaders 
       return problems;
     }
 
-    const response = operation.responses?.[String(seen.status)] as ResponseObject | undefined;
-    if (!response) return [...problems, `${label}: status not documented`];
-    const at = ['paths', found.template, method, 'responses', String(seen.status)];
+    const listed = operation.responses?.[String(seen.status)] as ResponseObject | ReferenceObject | undefined;
+    const response = resolveReference<ResponseObject>(document, listed);
+    if (!listed || !response) return [...problems, `${label}: status not documented`];
+    // A response is described in place or in components.responses.
+    const at = referencedAt(listed) ?? ['paths', found.template, method, 'responses', String(seen.status)];
     if (seen.body !== undefined) {
       if (!response.content?.['application/json']) problems.push(`${label}: a body where none is documented`);
       else check(validatorAt(...at, 'content', 'application/json', 'schema'), seen.body, 'body');
@@ -87,10 +96,8 @@ export const createContractChecker = (document: OpenAPIObject, { ignoredHeaders 
     for (const [name, declared] of Object.entries(response.headers ?? {})) {
       if (ignored.has(name.toLowerCase())) continue;
       // A header is either described in place or a reference to components.headers.
-      const ref = (declared as { $ref?: unknown }).$ref;
-      const reference = typeof ref === 'string' ? ref.replace('#/', '').split('/') : undefined;
-      const header = (reference ? document.components?.headers?.[reference[2] ?? ''] : declared) as HeaderObject | undefined;
-      const schemaAt = reference ? [...reference, 'schema'] : [...at, 'headers', name, 'schema'];
+      const header = resolveReference<HeaderObject>(document, declared);
+      const schemaAt = [...(referencedAt(declared) ?? [...at, 'headers', name]), 'schema'];
       const value = seen.header(name);
       if (value === null) {
         if (header?.required) problems.push(`${label}: required header ${name} missing`);

@@ -104,7 +104,140 @@ export interface components {
             status?: components["schemas"]["PetStatus"];
         };
     };
-    responses: never;
+    responses: {
+        /** @description Bad Request. */
+        BadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                RateLimit: components["headers"]["RateLimit.per-key"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Missing or invalid API key. */
+        Unauthorized: {
+            headers: {
+                /** @description The RFC 6750 bearer challenge. */
+                "WWW-Authenticate": "Bearer realm=\"petstore\"";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-address"];
+                RateLimit: components["headers"]["RateLimit.per-address"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
+        "Forbidden.pets-read": {
+            headers: {
+                /** @description The RFC 6750 challenge naming the scope the key lacks. */
+                "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:read\"";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                RateLimit: components["headers"]["RateLimit.per-key"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds until the quota allows another request. */
+                "Retry-After": number;
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
+                "RateLimit-Policy"?: string;
+                /** @description What is left of the spent quota: `r` more for the next `t` seconds. Absent when that limit is off. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The server failed; the cause is logged, never sent. */
+        InternalServerError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                RateLimit: components["headers"]["RateLimit.per-key"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again. */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After": number;
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                RateLimit: components["headers"]["RateLimit.per-key"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
+        "Forbidden.pets-write": {
+            headers: {
+                /** @description The RFC 6750 challenge naming the scope the key lacks. */
+                "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:write\"";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                RateLimit: components["headers"]["RateLimit.per-key"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Body larger than 64 KiB. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                RateLimit: components["headers"]["RateLimit.per-key"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Body not sent as application/json. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                RateLimit: components["headers"]["RateLimit.per-key"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Not Found. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
+                RateLimit: components["headers"]["RateLimit.per-key"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -170,87 +303,12 @@ export interface operations {
                 content?: never;
             };
             /** @description A query parameter is invalid. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    /** @description The RFC 6750 bearer challenge. */
-                    "WWW-Authenticate": "Bearer realm=\"petstore\"";
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-address"];
-                    RateLimit: components["headers"]["RateLimit.per-address"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
-            403: {
-                headers: {
-                    /** @description The RFC 6750 challenge naming the scope the key lacks. */
-                    "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:read\"";
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again. */
-            429: {
-                headers: {
-                    /** @description Seconds until the quota allows another request. */
-                    "Retry-After": number;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the spent quota: `r` more for the next `t` seconds. Absent when that limit is off. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The server failed; the cause is logged, never sent. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After": number;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden.pets-read"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPet: {
@@ -286,111 +344,14 @@ export interface operations {
                 };
             };
             /** @description Body is missing required fields or holds invalid values, or the Idempotency-Key was used with another body. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    /** @description The RFC 6750 bearer challenge. */
-                    "WWW-Authenticate": "Bearer realm=\"petstore\"";
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-address"];
-                    RateLimit: components["headers"]["RateLimit.per-address"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
-            403: {
-                headers: {
-                    /** @description The RFC 6750 challenge naming the scope the key lacks. */
-                    "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:write\"";
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body larger than 64 KiB. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body not sent as application/json. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again. */
-            429: {
-                headers: {
-                    /** @description Seconds until the quota allows another request. */
-                    "Retry-After": number;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the spent quota: `r` more for the next `t` seconds. Absent when that limit is off. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The server failed; the cause is logged, never sent. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After": number;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden.pets-write"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPet: {
@@ -447,99 +408,14 @@ export interface operations {
                 content?: never;
             };
             /** @description `petId` is not a positive integer. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    /** @description The RFC 6750 bearer challenge. */
-                    "WWW-Authenticate": "Bearer realm=\"petstore\"";
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-address"];
-                    RateLimit: components["headers"]["RateLimit.per-address"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs (`WWW-Authenticate` names it). */
-            403: {
-                headers: {
-                    /** @description The RFC 6750 challenge naming the scope the key lacks. */
-                    "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"insufficient_scope\", scope=\"pets:read\"";
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden.pets-read"];
             /** @description The animal could not be found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again. */
-            429: {
-                headers: {
-                    /** @description Seconds until the quota allows another request. */
-                    "Retry-After": number;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The quota that is spent: the API key's (`per-key`), or that of failed authentications from the client address (`per-address`). Absent when that limit is off. */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the spent quota: `r` more for the next `t` seconds. Absent when that limit is off. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The server failed; the cause is logged, never sent. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After": number;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.per-key"];
-                    RateLimit: components["headers"]["RateLimit.per-key"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }
