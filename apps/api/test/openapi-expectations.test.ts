@@ -11,7 +11,7 @@ import type {
   SchemaObject,
 } from 'openapi3-ts/oas31';
 import { describe, expect, it } from 'vitest';
-import { resolveReference } from '../src/testing/resolve-reference.js';
+import { resolveReference } from '../src/openapi/resolve-reference.js';
 
 /*
  * The committed openapi.json (which openapi-document.test.ts keeps equal to the served one) read

@@ -96,12 +96,9 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
     window.pending = 0;
     window.sending += sending;
     try {
-      const result = sending >= 0 ? await limiter.consume(subject, sending) : await limiter.reward(subject, -sending);
-      window.sending -= sending;
-      learn(window, result);
+      learn(window, sending >= 0 ? await limiter.consume(subject, sending) : await limiter.reward(subject, -sending));
       return true;
     } catch (refusal) {
-      window.sending -= sending;
       // rate-limiter-flexible rejects with the counter's state when the quota is spent.
       if (!(refusal instanceof RateLimiterRes)) {
         window.pending += sending - points;
@@ -109,6 +106,9 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
       }
       learn(window, refusal);
       return false;
+    } finally {
+      // Answered or failed, it is no longer on its way: `known` has it, or `pending` again.
+      window.sending -= sending;
     }
   };
 

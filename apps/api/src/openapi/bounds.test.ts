@@ -5,7 +5,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { HeaderObject, OpenAPIObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { describe, expect, it } from 'vitest';
 import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
-import { resolveReference } from '../testing/resolve-reference.js';
+import { resolveReference } from './resolve-reference.js';
 import { createOpenApiDocument } from './document.js';
 
 // The bounds OWASP's API Security rules ask for, read from the constants the service runs on.

@@ -1,6 +1,6 @@
 import type { OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { describe, expect, it } from 'vitest';
-import { resolveReference } from '../testing/resolve-reference.js';
+import { resolveReference } from './resolve-reference.js';
 import { createOpenApiDocument } from './document.js';
 
 const document = createOpenApiDocument({ publicBaseUrl: 'https://petstore.example/v1' });

@@ -1,6 +1,7 @@
 import { MAX_SAFE_ID, PAGE_SIZE, encodeCursor } from '@petstore/core';
 import type { HeaderObject, OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
 import { REST_PREFIX, type RestOperation, deprecationHeaders } from '../rest/routes.js';
+import { resolveReference } from './resolve-reference.js';
 
 /** RFC 9651: an sf-integer has at most 15 digits; an sf-date is `@` and one. */
 const LONGEST_SF_DATE = `@-${'9'.repeat(15)}`;
@@ -15,9 +16,8 @@ const escapeForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '
 const longest = (texts: readonly string[]) => texts.reduce((longer, text) => (text.length > longer.length ? text : longer), '');
 
 const resolve = (document: OpenAPIObject, schema: SchemaObject | ReferenceObject | undefined): SchemaObject => {
-  const ref = (schema as ReferenceObject | undefined)?.$ref;
-  const resolved = ref ? document.components?.schemas?.[ref.split('/').at(-1) ?? ''] : schema;
-  if (!resolved || '$ref' in resolved) throw new Error(`cannot resolve the schema ${ref ?? ''}`);
+  const resolved = resolveReference<SchemaObject>(document, schema);
+  if (!resolved) throw new Error(`cannot resolve the schema ${(schema as ReferenceObject | undefined)?.$ref ?? ''}`);
   return resolved;
 };
 

@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { HeaderObject, OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
-import { resolveReference } from './resolve-reference.js';
+import { resolveReference } from '../openapi/resolve-reference.js';
 
 /** One request and its response, as a test saw them. */
 export interface SeenResponse {
