@@ -12,6 +12,9 @@ const CONNECT_TIMEOUT_MS = 1_000;
 const STATEMENT_TIMEOUT_MS = 2_000;
 /** The bound plus what a shared 2-core machine may add. */
 const SLOWEST_ALLOWED_MS = STATEMENT_TIMEOUT_MS + 1_500;
+/** How long a connection in use may stay silent, as operating.md gives it: the statement's bound and a second. */
+const STALL_BOUND_MS = STATEMENT_TIMEOUT_MS + 1_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let proxy: TcpProxy | undefined;
 let instance: ServiceInstance;
@@ -110,6 +113,34 @@ describe.runIf(TEST_ENGINE === 'postgres')('when PostgreSQL cannot be reached', 
     // No hidden failure: every create answered 201 is stored.
     for (const id of acknowledged) expect((await call(server(), `/v1/pets/${id}`)).status).toBe(200);
     figures.acknowledgedCreatesFound = acknowledged.length;
+  });
+
+  it('fails a statement whose network stalls once its connection is silent past the bound, and recovers', async () => {
+    const [pet] = (await (await call(server(), '/v1/pets?limit=1')).json()) as Pet[];
+    if (!pet) throw new Error('the test before this one stored animals');
+    // Idle past the bound first: an idle pooled connection may stay silent, and must still be
+    // watched once it is used again.
+    await sleep(STALL_BOUND_MS + 500);
+    proxy?.stall();
+    const stalledAt = performance.now();
+    try {
+      const [read, written] = await Promise.all([call(server(), `/v1/pets/${pet.id}`), create('during the stall')]);
+      const answeredAfterMs = Math.round(performance.now() - stalledAt);
+      figures.whileStalled = { answeredAfterMs, boundMs: STALL_BOUND_MS };
+      for (const response of [read, written]) {
+        expect(response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+        await expectError(response, 503, 'SERVICE_UNAVAILABLE');
+      }
+      // Not before the bound (the server's own statement_timeout could not have answered), and
+      // not long after it.
+      expect(answeredAfterMs).toBeGreaterThanOrEqual(STALL_BOUND_MS - 50);
+      expect(answeredAfterMs).toBeLessThan(STALL_BOUND_MS + 1_500);
+    } finally {
+      proxy?.restore();
+    }
+    await until(async () => (await fetch(`${instance.url}/readyz`)).status === 200, 'ready again');
+    expect((await call(server(), `/v1/pets/${pet.id}`)).status).toBe(200);
+    expect((await create('after the stall')).status).toBe(201);
   });
 });
 

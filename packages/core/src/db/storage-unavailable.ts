@@ -1,4 +1,5 @@
 import { TRPCError, getTRPCErrorFromUnknown } from '@trpc/server';
+import { STALLED_MESSAGE } from './postgres/stalled-connections.js';
 
 /** Seconds a client is asked to wait (`Retry-After`) before trying again a request the database could not take. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5;
@@ -12,8 +13,10 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  */
 const POSTGRES_UNAVAILABLE = /^(08...|53300|57P0[1-3]|57014)$/;
 
-/** pg's and pg-pool's own errors when a connection cannot be had or was lost. */
-const POSTGRES_MESSAGES = /^(timeout exceeded when trying to connect|Connection terminated|Query read timeout|Client has encountered a connection error)/;
+/** pg's and pg-pool's own errors when a connection cannot be had or was lost, and ours for one that stalled. */
+const POSTGRES_MESSAGES = new RegExp(
+  `^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|${STALLED_MESSAGE})`,
+);
 
 /**
  * SQLite's result codes for a file that cannot be written or read now: read-only (the file, its

@@ -8,12 +8,13 @@ import { type StatementObserver, observePostgresStatements } from '../statement-
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
 import { createPostgresApiKeyRecords } from './api-key-records.js';
 import { createPostgresPetRecords } from './pet-records.js';
+import { endStalledConnections } from './stalled-connections.js';
 import * as schema from './schema.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/postgres', import.meta.url));
 
-/** How much later than the server's statement_timeout the client gives up on a statement. */
-const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+/** How much longer than the server's statement_timeout a connection in use may stay silent. */
+const STALL_MARGIN_MS = 1_000;
 
 /** Any constant works; it only has to be the same in every instance of the service. */
 const MIGRATION_LOCK = 7_046_233_001;
@@ -44,15 +45,15 @@ export const openPostgresDatabase = async (
 ): Promise<Database> => {
   // Bounded waits: for a connection (an unreachable server or a drained pool fails the request and
   // /readyz instead of holding them open forever, pg's default), and for each statement, on the
-  // server (statement_timeout) and, should the network itself stall, in the client (query_timeout,
-  // a little later so that the server's own cancellation normally comes first).
+  // server (statement_timeout) and, should the network itself stall, in the client (a connection
+  // in use that stays silent a little longer, so that the server's own cancellation comes first).
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
-    query_timeout: timeouts.statementMs + QUERY_TIMEOUT_MARGIN_MS,
   });
+  endStalledConnections(pool, timeouts.statementMs + STALL_MARGIN_MS);
   pool.on('error', onConnectionError);
   // A connection that breaks while checked out between two statements (inside a transaction, say)
   // would emit an error nobody listens to, which ends the process; its statement fails instead.
@@ -84,7 +85,7 @@ export const openPostgresDatabase = async (
       if (pool.ended) return;
       // pool.end() waits for every checked-out client; one that a broken connection left checked
       // out would hold a shutdown forever. It waits at most what a query may take.
-      const bound = timeouts.connectMs + timeouts.statementMs + QUERY_TIMEOUT_MARGIN_MS;
+      const bound = timeouts.connectMs + timeouts.statementMs + STALL_MARGIN_MS;
       await Promise.race([pool.end(), sleep(bound, undefined, { ref: false })]);
     },
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
