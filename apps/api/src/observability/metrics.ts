@@ -4,6 +4,7 @@ import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { Exchange } from '../exchange/exchange.js';
 import { type RequestObserver, UNMATCHED_ROUTE, listenForFinish } from './exchange-observer.js';
+import { createRequestDurations } from './request-durations.js';
 
 /** Seconds; from a cached get-by-id (well under a millisecond) to a request stuck behind the pool. */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -18,22 +19,21 @@ export interface Metrics {
 /**
  * The service's Prometheus metrics, in a registry of its own (several servers in one process,
  * as in tests, do not share counts). The label values are bounded: methods Node's parser accepts,
- * route templates (never raw URLs), statuses. The histogram's child for a method, route and status
- * is looked up once and kept, so a request does three map lookups and one `observe`.
+ * route templates (never raw URLs), statuses. The duration histogram is counted in the process
+ * (request-durations.ts); the rest are prom-client's own.
  */
 export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
   // Required here, not imported above: a service with metrics off never loads prom-client.
-  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = createRequire(import.meta.url)('prom-client') as typeof PromClient;
+  const { Counter, Gauge, Registry, collectDefaultMetrics } = createRequire(import.meta.url)('prom-client') as typeof PromClient;
   const registry = new Registry();
   // The event-loop lag is a distribution over the scrape interval whatever the sampling rate, and
   // sampling it often is paid by every request (DEVELOPERS.md, Tracing and metrics).
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 200 });
   const registers = [registry];
 
-  const duration = new Histogram({
+  const durations = createRequestDurations({
     name: 'http_server_request_duration_seconds',
     help: 'Time from a /v1 or /trpc request arriving to its response being written, by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
     buckets: DURATION_BUCKETS,
     registers,
   });
@@ -68,21 +68,9 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
     });
   }
 
-  type Child = ReturnType<typeof duration.labels>;
-  const children = new Map<string, Map<string, Map<number, Child>>>();
-  const childFor = (method: string, route: string, status: number): Child => {
-    let byRoute = children.get(method);
-    if (!byRoute) children.set(method, (byRoute = new Map<string, Map<number, Child>>()));
-    let byStatus = byRoute.get(route);
-    if (!byStatus) byRoute.set(route, (byStatus = new Map<number, Child>()));
-    let child = byStatus.get(status);
-    if (!child) byStatus.set(status, (child = duration.labels(method, route, String(status))));
-    return child;
-  };
-
   const finished = (exchange: Exchange, status: number, elapsedMs: number) => {
     inFlight.dec();
-    childFor(exchange.req.method ?? 'GET', exchange.route ?? UNMATCHED_ROUTE, status).observe(elapsedMs / 1000);
+    durations.observe(exchange.req.method ?? 'GET', exchange.route ?? UNMATCHED_ROUTE, status, elapsedMs / 1000);
     if (status === TOO_MANY_REQUESTS) refusals.inc();
   };
 
