@@ -61,19 +61,11 @@ export const createRequestDurations = ({ name, help, buckets, registers }: Reque
         { labels: {}, sharedLabels: labels, value: count, metricName: `${name}_count` },
       ];
     });
+  const rendered = <Sample>(values: Sample[]) => ({ name, help, type: 'histogram', aggregator: 'sum', values });
   const metric = {
     name,
-    help,
-    type: 'histogram',
-    aggregator: 'sum',
-    getForPromString: async () => ({ name, help, type: 'histogram', aggregator: 'sum', values: samples() }),
-    get: async () => ({
-      name,
-      help,
-      type: 'histogram',
-      aggregator: 'sum',
-      values: samples().map(({ labels, sharedLabels, ...sample }) => ({ ...sample, labels: { ...labels, ...sharedLabels } })),
-    }),
+    getForPromString: async () => rendered(samples()),
+    get: async () => rendered(samples().map(({ labels, sharedLabels, ...sample }) => ({ ...sample, labels: { ...labels, ...sharedLabels } }))),
     reset: () => {
       bySeries.clear();
       ordered.length = 0;
