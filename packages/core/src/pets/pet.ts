@@ -26,7 +26,8 @@ const PetName = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .refine((name) => Array.from(name).length <= PET_NAME_MAX_CODE_POINTS, {
+  // A string has at least as many UTF-16 units as code points: only a long one needs counting.
+  .refine((name) => name.length <= PET_NAME_MAX_CODE_POINTS || Array.from(name).length <= PET_NAME_MAX_CODE_POINTS, {
     message: `must be at most ${PET_NAME_MAX_CODE_POINTS} characters`,
   })
   .refine((name) => name.isWellFormed(), { message: 'must be well-formed Unicode' })

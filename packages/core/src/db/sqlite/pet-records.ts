@@ -1,4 +1,4 @@
-import { type Placeholder, and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { Param, Placeholder, and, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
 import { decideIdempotentCreate } from '../../pets/create/idempotency.js';
 import type { NewPet, Pet } from '../../pets/pet.js';
@@ -17,16 +17,30 @@ type PetRow = [Pet['id'], Pet['name'], Pet['categoryId'], Pet['status']];
 const petOf = ([id, name, categoryId, status]: PetRow): Pet => ({ id, name, categoryId, status });
 
 /**
- * A query for animals run on better-sqlite3 itself (a page, one by id): the SQL is still the one
- * Drizzle builds from the schema, but each row comes back as an array made into a Pet here.
- * Drizzle's generic row mapping checks every column of every row, a cost every request on the path
- * pays (docs/decisions), and no column of a pet needs its decoding (no dates, no JSON).
+ * How a statement's parameter gets its value from the named values a call passes: a placeholder by
+ * its name, and one Drizzle wrapped with its column's encoder (an insert's values) through it.
+ */
+const binderOf = (param: unknown): ((values: Record<string, unknown>) => unknown) => {
+  if (param instanceof Placeholder) return (values) => values[param.name as string];
+  if (param instanceof Param && param.value instanceof Placeholder) {
+    const { encoder, value: placeholder } = param;
+    return (values) => encoder.mapToDriverValue(values[placeholder.name as string]);
+  }
+  throw new Error('a raw statement binds only placeholders');
+};
+
+/**
+ * A statement about animals run on better-sqlite3 itself (a page, one by id, an insert returning
+ * the animal): the SQL is still the one Drizzle builds from the schema, but each row comes back as
+ * an array made into a Pet here. Drizzle's generic row mapping checks every column of every row,
+ * and its placeholder filling tests every parameter's class, a cost every request on the path
+ * would pay (docs/decisions), and no column of a pet needs its decoding (no dates, no JSON).
  */
 export const rawPetRows = (db: SqliteDrizzle, query: { toSQL(): { sql: string; params: unknown[] } }) => {
   const { sql, params } = query.toSQL();
-  const names = params.map((param) => (param as Placeholder).name);
+  const binders = params.map(binderOf);
   const statement = db.$client.prepare<unknown[], PetRow>(sql).raw(true);
-  const valuesOf = (values: Record<string, unknown>) => names.map((name) => values[name]);
+  const valuesOf = (values: Record<string, unknown>) => binders.map((bind) => bind(values));
   return {
     all: (values: Record<string, unknown>): Pet[] => statement.all(...valuesOf(values)).map(petOf),
     one: (values: Record<string, unknown>): Pet | undefined => {
@@ -64,10 +78,16 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   const queries = petQueries(db);
   const page = rawPetRows(db, queries.page);
   const pageWithStatus = rawPetRows(db, queries.pageWithStatus);
-  const insert = queries.insert.prepare();
+  const insert = rawPetRows(db, queries.insert);
   const findById = rawPetRows(db, queries.findById);
   const findIdempotencyRecord = queries.findIdempotencyRecord.prepare();
   const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare();
+
+  const insertedPet = (pet: NewPet): Pet => {
+    const inserted = insert.one(pet);
+    if (!inserted) throw new Error('INSERT … RETURNING returned no row');
+    return inserted;
+  };
 
   // One immediate transaction: the write lock is taken first, so of two requests with the same
   // key (in this process or another on the same file) exactly one sees no record and creates.
@@ -75,8 +95,7 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
     (pet: NewPet, { apiKeyId, key, fingerprint, now }: IdempotentCreate): IdempotentOutcome => {
       const decision = decideIdempotentCreate(findIdempotencyRecord.get({ apiKeyId, key }), { fingerprint, now });
       if (decision.outcome !== 'create') return decision;
-      const [inserted] = insert.all(pet);
-      if (!inserted) throw new Error('INSERT … RETURNING returned no row');
+      const inserted = insertedPet(pet);
       db.insert(idempotencyKeys)
         .values({ apiKeyId, key, fingerprint, petId: inserted.id, createdAt: now })
         .onConflictDoUpdate({
@@ -91,11 +110,7 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   return {
     page: async ({ afterId, status, take }) =>
       status === undefined ? page.all({ afterId, take }) : pageWithStatus.all({ afterId, status, take }),
-    insert: async (pet) => {
-      const [created] = insert.all(pet);
-      if (!created) throw new Error('INSERT … RETURNING returned no row');
-      return created;
-    },
+    insert: async (pet) => insertedPet(pet),
     insertOnce: async (pet, once) => insertOnce.immediate(pet, once),
     deleteExpiredIdempotencyRecords: async (before, limit) => deleteExpired.run({ before: before.getTime(), limit }).changes,
     findById: async (id) => findById.one({ id }),
