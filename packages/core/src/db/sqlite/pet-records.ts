@@ -1,4 +1,4 @@
-import { Param, Placeholder, and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { type DriverValueEncoder, Param, Placeholder, and, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
 import { decideIdempotentCreate } from '../../pets/create/idempotency.js';
 import type { NewPet, Pet } from '../../pets/pet.js';
@@ -22,9 +22,10 @@ const petOf = ([id, name, categoryId, status]: PetRow): Pet => ({ id, name, cate
  */
 const binderOf = (param: unknown): ((values: Record<string, unknown>) => unknown) => {
   if (param instanceof Placeholder) return (values) => values[param.name as string];
-  if (param instanceof Param && param.value instanceof Placeholder) {
-    const { encoder, value: placeholder } = param;
-    return (values) => encoder.mapToDriverValue(values[placeholder.name as string]);
+  if (param instanceof Param) {
+    const placeholder: unknown = param.value;
+    const encoder = param.encoder as DriverValueEncoder<unknown, unknown>;
+    if (placeholder instanceof Placeholder) return (values) => encoder.mapToDriverValue(values[placeholder.name as string]);
   }
   throw new Error('a raw statement binds only placeholders');
 };
@@ -83,8 +84,10 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   const findIdempotencyRecord = queries.findIdempotencyRecord.prepare();
   const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare();
 
+  // `all`, never `one`: the statement must run to its end, where autocommit commits and a write
+  // that cannot be made fails; `one` resets it after the returned row and loses that error.
   const insertedPet = (pet: NewPet): Pet => {
-    const inserted = insert.one(pet);
+    const [inserted] = insert.all(pet);
     if (!inserted) throw new Error('INSERT … RETURNING returned no row');
     return inserted;
   };
