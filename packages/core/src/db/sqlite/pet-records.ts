@@ -1,6 +1,6 @@
-import { type DriverValueEncoder, Param, Placeholder, and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { type Column, type DriverValueEncoder, Param, Placeholder, and, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
-import { decideIdempotentCreate } from '../../pets/create/idempotency.js';
+import { type FoundIdempotencyRecord, decideIdempotentCreate } from '../../pets/create/idempotency.js';
 import type { NewPet, Pet } from '../../pets/pet.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
 import { idempotencyKeys, pets } from './schema.js';
@@ -16,11 +16,14 @@ type PetRow = [Pet['id'], Pet['name'], Pet['categoryId'], Pet['status']];
 
 const petOf = ([id, name, categoryId, status]: PetRow): Pet => ({ id, name, categoryId, status });
 
+/** The values a call binds, by placeholder name. */
+type Values = Record<string, unknown>;
+
 /**
  * How a statement's parameter gets its value from the named values a call passes: a placeholder by
  * its name, and one Drizzle wrapped with its column's encoder (an insert's values) through it.
  */
-const binderOf = (param: unknown): ((values: Record<string, unknown>) => unknown) => {
+const binderOf = (param: unknown): ((values: Values) => unknown) => {
   if (param instanceof Placeholder) return (values) => values[param.name as string];
   if (param instanceof Param) {
     const placeholder: unknown = param.value;
@@ -31,25 +34,47 @@ const binderOf = (param: unknown): ((values: Record<string, unknown>) => unknown
 };
 
 /**
- * A statement about animals run on better-sqlite3 itself (a page, one by id, an insert returning
- * the animal): the SQL is still the one Drizzle builds from the schema, but each row comes back as
- * an array made into a Pet here. Drizzle's generic row mapping checks every column of every row,
- * and its placeholder filling tests every parameter's class, a cost every request on the path
- * would pay (docs/decisions), and no column of a pet needs its decoding (no dates, no JSON).
+ * A statement run on better-sqlite3 itself: the SQL is still the one Drizzle builds from the
+ * schema, its values bound by placeholder name, and what it reads comes back as arrays, a column
+ * an element. Drizzle's generic row mapping checks every column of every row, and its placeholder
+ * filling tests every parameter's class, a cost every request on the path would pay
+ * (docs/decisions).
  */
-export const rawPetRows = (db: SqliteDrizzle, query: { toSQL(): { sql: string; params: unknown[] } }) => {
+const rawStatement = <Row extends unknown[]>(db: SqliteDrizzle, query: { toSQL(): { sql: string; params: unknown[] } }) => {
   const { sql, params } = query.toSQL();
   const binders = params.map(binderOf);
-  const statement = db.$client.prepare<unknown[], PetRow>(sql).raw(true);
-  const valuesOf = (values: Record<string, unknown>) => binders.map((bind) => bind(values));
+  const prepared = db.$client.prepare<unknown[], Row>(sql);
+  const statement = prepared.reader ? prepared.raw(true) : prepared;
+  const valuesOf = (values: Values) => binders.map((bind) => bind(values));
   return {
-    all: (values: Record<string, unknown>): Pet[] => statement.all(...valuesOf(values)).map(petOf),
-    one: (values: Record<string, unknown>): Pet | undefined => {
-      const row = statement.get(...valuesOf(values));
+    all: (values: Values): Row[] => statement.all(...valuesOf(values)),
+    get: (values: Values): Row | undefined => statement.get(...valuesOf(values)),
+    run: (values: Values): void => {
+      statement.run(...valuesOf(values));
+    },
+  };
+};
+
+/**
+ * A statement about animals (a page, one by id, an insert returning the animal), each row made
+ * into a Pet here: no column of a pet needs Drizzle's decoding (no dates, no JSON).
+ */
+export const rawPetRows = (db: SqliteDrizzle, query: { toSQL(): { sql: string; params: unknown[] } }) => {
+  const statement = rawStatement<PetRow>(db, query);
+  return {
+    all: (values: Values): Pet[] => statement.all(values).map(petOf),
+    one: (values: Values): Pet | undefined => {
+      const row = statement.get(values);
       return row && petOf(row);
     },
   };
 };
+
+/** A key's record as `findIdempotencyRecord` reads it: its own columns, then its animal's. */
+type IdempotencyRecordRow = [string, number, ...PetRow];
+
+/** The value an upsert's conflicting row would have written to `column`. */
+const excluded = (column: Column) => sql`excluded.${sql.identifier(column.name)}`;
 
 /** Every query the pet operations run; `sqlite-query-plans.test.ts` checks each uses an index. */
 export const petQueries = (db: SqliteDrizzle) => ({
@@ -68,6 +93,20 @@ export const petQueries = (db: SqliteDrizzle) => ({
     .from(idempotencyKeys)
     .innerJoin(pets, eq(pets.id, idempotencyKeys.petId))
     .where(and(eq(idempotencyKeys.apiKeyId, sql.placeholder('apiKeyId')), eq(idempotencyKeys.key, sql.placeholder('key')))),
+  // A key's record is written with the animal it created; a key whose record expired is used again.
+  writeIdempotencyRecord: db
+    .insert(idempotencyKeys)
+    .values({
+      apiKeyId: sql.placeholder('apiKeyId'),
+      key: sql.placeholder('key'),
+      fingerprint: sql.placeholder('fingerprint'),
+      petId: sql.placeholder('petId'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.apiKeyId, idempotencyKeys.key],
+      set: { fingerprint: excluded(idempotencyKeys.fingerprint), petId: excluded(idempotencyKeys.petId), createdAt: excluded(idempotencyKeys.createdAt) },
+    }),
   // A bounded batch, oldest first through the created_at index: the write lock is held briefly.
   deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
     sql`rowid in (select rowid from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')})`,
@@ -81,7 +120,15 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   const pageWithStatus = rawPetRows(db, queries.pageWithStatus);
   const insert = rawPetRows(db, queries.insert);
   const findById = rawPetRows(db, queries.findById);
-  const findIdempotencyRecord = queries.findIdempotencyRecord.prepare();
+  const idempotencyRecord = rawStatement<IdempotencyRecordRow>(db, queries.findIdempotencyRecord);
+  const findIdempotencyRecord = (values: Values): FoundIdempotencyRecord | undefined => {
+    const row = idempotencyRecord.get(values);
+    if (!row) return undefined;
+    const [fingerprint, createdAt, ...pet] = row;
+    // `created_at` is a `timestamp_ms` column: milliseconds since the epoch.
+    return { fingerprint, createdAt: new Date(createdAt), pet: petOf(pet) };
+  };
+  const writeIdempotencyRecord = rawStatement(db, queries.writeIdempotencyRecord);
   const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare();
 
   // `all`, never `one`: the statement must run to its end, where autocommit commits and a write
@@ -96,16 +143,10 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   // key (in this process or another on the same file) exactly one sees no record and creates.
   const insertOnce = db.$client.transaction(
     (pet: NewPet, { apiKeyId, key, fingerprint, now }: IdempotentCreate): IdempotentOutcome => {
-      const decision = decideIdempotentCreate(findIdempotencyRecord.get({ apiKeyId, key }), { fingerprint, now });
+      const decision = decideIdempotentCreate(findIdempotencyRecord({ apiKeyId, key }), { fingerprint, now });
       if (decision.outcome !== 'create') return decision;
       const inserted = insertedPet(pet);
-      db.insert(idempotencyKeys)
-        .values({ apiKeyId, key, fingerprint, petId: inserted.id, createdAt: now })
-        .onConflictDoUpdate({
-          target: [idempotencyKeys.apiKeyId, idempotencyKeys.key],
-          set: { fingerprint, petId: inserted.id, createdAt: now },
-        })
-        .run();
+      writeIdempotencyRecord.run({ apiKeyId, key, fingerprint, petId: inserted.id, createdAt: now });
       return { outcome: 'created', pet: inserted };
     },
   );
