@@ -46,9 +46,14 @@ const rawStatement = <Row extends unknown[]>(db: SqliteDrizzle, query: { toSQL()
   const prepared = db.$client.prepare<unknown[], Row>(sql);
   const statement = prepared.reader ? prepared.raw(true) : prepared;
   const valuesOf = (values: Values) => binders.map((bind) => bind(values));
+  const all = (values: Values): Row[] => statement.all(...valuesOf(values));
+  const first = (values: Values): Row | undefined => statement.get(...valuesOf(values));
   return {
-    all: (values: Values): Row[] => statement.all(...valuesOf(values)),
-    get: (values: Values): Row | undefined => statement.get(...valuesOf(values)),
+    all,
+    // A statement that writes runs to its end even when one row is wanted: better-sqlite3's get()
+    // resets it after the first row, and an autocommit write commits at that reset without
+    // reporting a failure there (a read-only file would answer as if the animal were stored).
+    get: prepared.readonly ? first : (values: Values): Row | undefined => all(values)[0],
     run: (values: Values): void => {
       statement.run(...valuesOf(values));
     },
@@ -131,10 +136,8 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   const writeIdempotencyRecord = rawStatement(db, queries.writeIdempotencyRecord);
   const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare();
 
-  // `all`, never `one`: the statement must run to its end, where autocommit commits and a write
-  // that cannot be made fails; `one` resets it after the returned row and loses that error.
   const insertedPet = (pet: NewPet): Pet => {
-    const [inserted] = insert.all(pet);
+    const inserted = insert.one(pet);
     if (!inserted) throw new Error('INSERT … RETURNING returned no row');
     return inserted;
   };
