@@ -13,12 +13,33 @@ import * as schema from './schema.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/sqlite', import.meta.url));
 
+/**
+ * The connection's page cache, in KiB: SQLite's own default. better-sqlite3 is built with 16 MiB,
+ * which a growing file fills and the process keeps; the file's pages stay in the operating
+ * system's cache, shared and outside the process, so a read the small cache misses costs a copy,
+ * not a disk read (docs/decisions).
+ */
+export const SQLITE_PAGE_CACHE_KIB = 2000;
+
 const isInMemory = (file: string) => file === ':memory:' || file === '';
+
+/** What a connection of the service runs with; pragmas belong to a connection, not to its file. */
+export const configureConnection = (sqlite: BetterSqlite3.Database, timeouts: DatabaseTimeouts): void => {
+  // WAL lets readers run while a write commits. synchronous=NORMAL in WAL mode syncs at checkpoints
+  // rather than at every commit: a committed write survives the process being killed (it is in the
+  // WAL file), and only an operating-system crash or power cut could lose the last commits.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+  // A write waits this long for another connection's lock (the keys CLI's, say), then fails as unavailable.
+  sqlite.pragma(`busy_timeout = ${timeouts.statementMs}`);
+};
 
 /**
  * Opens (creating it and its folder if needed) the SQLite file and brings it to the latest
- * migration. Pragmas go on the connection before Drizzle sees it: they belong to the connection,
- * not to the schema, so a migration could not set them.
+ * migration. The connection is configured before Drizzle sees it: a migration could not set its
+ * pragmas.
  */
 export const openSqliteDatabase = (
   file: string,
@@ -27,14 +48,7 @@ export const openSqliteDatabase = (
 ): Database => {
   if (!isInMemory(file)) mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
-  // WAL lets readers run while a write commits. synchronous=NORMAL in WAL mode syncs at checkpoints
-  // rather than at every commit: a committed write survives the process being killed (it is in the
-  // WAL file), and only an operating-system crash or power cut could lose the last commits.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  // A write waits this long for another connection's lock (the keys CLI's, say), then fails as unavailable.
-  sqlite.pragma(`busy_timeout = ${timeouts.statementMs}`);
+  configureConnection(sqlite, timeouts);
 
   const db = drizzle({ client: sqlite, schema });
   migrate(db, { migrationsFolder: MIGRATIONS });

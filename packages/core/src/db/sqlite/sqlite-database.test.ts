@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteDatabase } from './open-sqlite-database.js';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
+import { SQLITE_PAGE_CACHE_KIB, configureConnection, openSqliteDatabase } from './open-sqlite-database.js';
 
 describe('SQLite file', () => {
   let folder: string;
@@ -46,6 +47,19 @@ describe('SQLite file', () => {
     await openSqliteDatabase(file).close();
     const raw = new BetterSqlite3(file);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+  });
+
+  it("configures each connection: its own page cache size, not better-sqlite3's, NORMAL syncs, foreign keys, the busy timeout", () => {
+    const raw = new BetterSqlite3(join(folder, 'petstore.db'));
+    const builtIn = raw.pragma('cache_size', { simple: true });
+    configureConnection(raw, DEFAULT_DATABASE_TIMEOUTS);
+    // A negative cache_size is a size in KiB rather than in pages.
+    expect(raw.pragma('cache_size', { simple: true })).toBe(-SQLITE_PAGE_CACHE_KIB);
+    expect(builtIn).not.toBe(-SQLITE_PAGE_CACHE_KIB);
+    expect(raw.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(raw.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(raw.pragma('busy_timeout', { simple: true })).toBe(DEFAULT_DATABASE_TIMEOUTS.statementMs);
     raw.close();
   });
 
