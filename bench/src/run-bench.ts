@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { BENCH_VARIABLES, benchRedisUrl, benchSettings } from './bench-settings.js';
 import { barChart } from './chart.js';
 import { type LoadResult, load, median } from './load.js';
+import { roundOrder } from './round-order.js';
 import { BATCHED, BATCH_SIZE, STREAMED, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
 import { seedPostgres } from './seed-postgres.js';
@@ -159,10 +160,10 @@ try {
   for (const scenario of scenarios(SEEDED)) {
     const runs = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
     for (const target of targets) await run(target, scenario, WARM_UP_SECONDS); // not recorded
-    // A/B/A/B: every round runs every target once, so a noisy moment lands on all of them and
-    // each round's ratios compare runs made seconds apart.
+    // Every round runs every target once, so a noisy moment lands on all of them and each round's
+    // ratios compare runs made seconds apart; the order turns round each round (roundOrder).
     for (let round = 1; round <= settings.rounds; round++) {
-      for (const target of targets) {
+      for (const target of roundOrder(targets, round)) {
         const result = await run(target, scenario, settings.seconds);
         runs.get(target)?.push(result);
         const failed = result.failureKinds && ` (failed: ${result.failureKinds})`;
