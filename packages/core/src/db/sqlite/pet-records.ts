@@ -47,13 +47,14 @@ const rawStatement = <Row extends unknown[]>(db: SqliteDrizzle, query: { toSQL()
   const statement = prepared.reader ? prepared.raw(true) : prepared;
   const valuesOf = (values: Values) => binders.map((bind) => bind(values));
   const all = (values: Values): Row[] => statement.all(...valuesOf(values));
-  const first = (values: Values): Row | undefined => statement.get(...valuesOf(values));
   return {
     all,
     // A statement that writes runs to its end even when one row is wanted: better-sqlite3's get()
     // resets it after the first row, and an autocommit write commits at that reset without
     // reporting a failure there (a read-only file would answer as if the animal were stored).
-    get: prepared.readonly ? first : (values: Values): Row | undefined => all(values)[0],
+    get: prepared.readonly
+      ? (values: Values): Row | undefined => statement.get(...valuesOf(values))
+      : (values: Values): Row | undefined => all(values)[0],
     run: (values: Values): void => {
       statement.run(...valuesOf(values));
     },
@@ -64,7 +65,7 @@ const rawStatement = <Row extends unknown[]>(db: SqliteDrizzle, query: { toSQL()
  * A statement about animals (a page, one by id, an insert returning the animal), each row made
  * into a Pet here: no column of a pet needs Drizzle's decoding (no dates, no JSON).
  */
-export const rawPetRows = (db: SqliteDrizzle, query: { toSQL(): { sql: string; params: unknown[] } }) => {
+const rawPetRows = (db: SqliteDrizzle, query: { toSQL(): { sql: string; params: unknown[] } }) => {
   const statement = rawStatement<PetRow>(db, query);
   return {
     all: (values: Values): Pet[] => statement.all(values).map(petOf),
