@@ -19,6 +19,15 @@ const STALL_MARGIN_MS = 1_000;
 /** Any constant works; it only has to be the same in every instance of the service. */
 const MIGRATION_LOCK = 7_046_233_001;
 
+/**
+ * int8 columns (ids) as JavaScript numbers: the service never hands out more than 2^53 - 1 of them.
+ * Set on the pool's connections rather than on each statement: pg copies a statement's whole
+ * config on every run, and the copy costs more with every property it has (docs/decisions).
+ * Drizzle's own statements carry their own parsers and are not affected.
+ */
+const INT8_AS_NUMBER = new pg.TypeOverrides();
+INT8_AS_NUMBER.setTypeParser(pg.types.builtins.INT8, Number);
+
 export type PostgresDrizzle = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
 export interface PostgresOptions {
@@ -52,6 +61,7 @@ export const openPostgresDatabase = async (
     max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
+    types: INT8_AS_NUMBER,
   });
   endStalledConnections(pool, timeouts.statementMs + STALL_MARGIN_MS);
   pool.on('error', onConnectionError);

@@ -1,7 +1,7 @@
 import { type Column, Placeholder, type SQL, eq, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import pg from 'pg';
+import type pg from 'pg';
 import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
 import { type FoundIdempotencyRecord, decideIdempotentCreate } from '../../pets/create/idempotency.js';
 import type { NewPet, Pet } from '../../pets/pet.js';
@@ -13,16 +13,12 @@ import { idempotencyKeys, pets } from './schema.js';
 
 const dialect = new PgDialect();
 
-/** int8 columns (ids) as JavaScript numbers: the service never hands out more than 2^53 - 1 of them. */
-const numbersForInt8 = new pg.TypeOverrides();
-numbersForInt8.setTypeParser(pg.types.builtins.INT8, Number);
-
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 /**
  * A statement on the request path, from SQL Drizzle writes from the schema: prepared by `name` once
  * per connection, its values bound by placeholder name, each row made once, by pg, with the names
- * the statement gives its columns. Drizzle's own prepared queries wrap every run in tracing spans
+ * the statement gives its columns (ids as numbers: the pool's `INT8_AS_NUMBER`). Drizzle's own prepared queries wrap every run in tracing spans
  * and map each row again through its generic mapper (docs/decisions has the profile).
  */
 export const namedStatement = <Row extends object = Record<string, unknown>>(name: string, query: SQL | { getSQL(): SQL }) => {
@@ -36,7 +32,6 @@ export const namedStatement = <Row extends object = Record<string, unknown>>(nam
         name,
         text,
         values: valueOf.map((value) => value(values)),
-        types: numbersForInt8,
       })
     ).rows;
 };
