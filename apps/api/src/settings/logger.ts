@@ -1,8 +1,12 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.js';
 
-/** Lines are gathered up to this many bytes before a write, and written at least this often. */
-const LOG_BATCH_BYTES = 4096;
+/**
+ * Lines are gathered up to this many bytes before a write, and written at least this often. Each
+ * write is handed to libuv's thread pool and its completion handed back, two wake-ups between
+ * threads whatever its size; 16 KiB is the most SonicBoom writes at once (docs/decisions).
+ */
+const LOG_BATCH_BYTES = 16 * 1024;
 const LOG_FLUSH_EVERY_MS = 100;
 
 /**
