@@ -123,12 +123,24 @@ const launchers = {
 export type TargetKind = keyof typeof launchers;
 
 /**
+ * How long a target may take to say which port it took. A target that never says it (a service
+ * started with a log level that hides the line, a peer stuck opening its database) fails the run
+ * with what it printed, instead of holding it forever.
+ */
+export const TARGET_START_TIMEOUT_MS = 30_000;
+
+/**
  * Starts a target server in its own process (the load generator keeps the other core), as
  * compiled JavaScript run by plain node: a TypeScript loader would add its own memory and work.
  * `apiRoot` is the apps/api folder of an installed and built checkout: this one's unless the
  * run compares with another's.
  */
-export const startTarget = async (kind: TargetKind, options: TargetOptions, apiRoot: string = API_ROOT): Promise<TargetProcess> => {
+export const startTarget = async (
+  kind: TargetKind,
+  options: TargetOptions,
+  apiRoot: string = API_ROOT,
+  startTimeoutMs: number = TARGET_START_TIMEOUT_MS,
+): Promise<TargetProcess> => {
   const { argv, cwd, environment, ready } = launchers[kind](apiRoot, options);
   const [command = process.execPath, ...args] = argv;
   const child: ChildProcess = spawn(command, args, {
@@ -139,10 +151,15 @@ export const startTarget = async (kind: TargetKind, options: TargetOptions, apiR
   });
   const port = await new Promise<number>((resolve, reject) => {
     let seen = '';
+    const silent = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${kind} did not say which port it took within ${String(startTimeoutMs)} ms: ${seen}`));
+    }, startTimeoutMs);
     const onOutput = (chunk: Buffer) => {
       seen += chunk.toString();
       const match = ready.exec(seen);
       if (!match) return;
+      clearTimeout(silent);
       // From here on the output is the target's request log: read and dropped, never kept or
       // scanned, so the load generator's work does not grow with it.
       child.stdout?.off('data', onOutput);
@@ -151,6 +168,7 @@ export const startTarget = async (kind: TargetKind, options: TargetOptions, apiR
     };
     child.stdout?.on('data', onOutput);
     child.once('exit', (code) => {
+      clearTimeout(silent);
       reject(new Error(`${kind} exited with ${String(code)}: ${seen}`));
     });
   });
