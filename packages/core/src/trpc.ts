@@ -132,14 +132,14 @@ const withRoute = <Input extends z.ZodType, Result>(definition: OperationDefinit
 export const defineQuery = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) => {
   const resolve = guarded(definition.resolve);
   const procedure = withRoute(definition).query(({ ctx, input }) => resolve({ ctx, input: input as z.output<Input> }) as never);
-  return { ...definition, type: 'query' as const, resolve, procedure };
+  return { ...definition, type: 'query' as const, resolve, procedure, compiledInput: z.compile(definition.input) };
 };
 
 /** A change: its procedure answers POST on both transports. */
 export const defineMutation = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) => {
   const resolve = guarded(definition.resolve);
   const procedure = withRoute(definition).mutation(({ ctx, input }) => resolve({ ctx, input: input as z.output<Input> }) as never);
-  return { ...definition, type: 'mutation' as const, resolve, procedure };
+  return { ...definition, type: 'mutation' as const, resolve, procedure, compiledInput: z.compile(definition.input) };
 };
 
 /** Any operation, as the transports see it. */
@@ -147,6 +147,13 @@ export interface Operation {
   type: 'query' | 'mutation';
   meta: ProcedureMeta;
   input: z.ZodType;
+  /**
+   * `input` as the transports run it: zod's own compiled parser for that schema (`z.compile`), which
+   * accepts, refuses and transforms exactly as the schema does; a refusal is worked out again by the
+   * schema itself, so its issues are the schema's own. The generic parser keeps per-call bookkeeping
+   * (WeakMaps for cyclic inputs) that outlived requests waiting on PostgreSQL (docs/decisions).
+   */
+  compiledInput: z.ZodType;
   output: z.ZodType;
   // A method, so that an operation with a narrower input is still an Operation.
   resolve(opts: { ctx: AuthedContext; input: unknown }): Promise<unknown>;
@@ -160,7 +167,8 @@ export interface Operation {
  */
 export const callOperation = async (operation: Operation, ctx: Context, readInput: () => unknown): Promise<unknown> => {
   const authed = authorize(ctx, operation.meta.scope);
-  const parsed = operation.input.safeParse(await readInput());
+  const input = readInput();
+  const parsed = operation.compiledInput.safeParse(input instanceof Promise ? await input : input);
   if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
   return operation.resolve({ ctx: authed, input: parsed.data });
 };
