@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { ApiKeys, Context, Database } from '@petstore/core';
+import type { ApiKeyPrincipal, ApiKeys, Context, Database } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { FlatHeaders } from '../exchange/exchange.js';
-import type { Quota } from './quota.js';
+import type { Quota, QuotaDecision } from './quota.js';
 
 /** The RFC 6750 challenge every 401 carries. */
 export const BEARER_CHALLENGE = 'Bearer realm="petstore"';
@@ -33,6 +33,9 @@ export interface AdmissionDependencies {
 
 const NO_HEADERS: FlatHeaders = [];
 
+/** What a request costs when keys have no quota: nothing to count, no RateLimit headers. */
+const UNCOUNTED: QuotaDecision = { allowed: true, headers: NO_HEADERS };
+
 const tooMany = (what: string, seconds: number | undefined) =>
   new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `${what}; try again in ${seconds ?? 'a few'} seconds.` });
 
@@ -42,6 +45,10 @@ const tooMany = (what: string, seconds: number | undefined) =>
  * attempts throttled per client address so guessing keys costs time, then the key's quota (each
  * call of a tRPC batch counts), then the procedures' context, with the `Idempotency-Key`. What a
  * key may do (its scopes) is the procedures' own check (`authorize` in core).
+ *
+ * A key the instance holds, with a quota it counts alone, is admitted at once, not as a promise:
+ * the common request takes no turn of the event loop before its operation (docs/decisions). A
+ * key read from storage, a quota asked of Redis or a refusal answers as a promise.
  */
 export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, clientAddress }: AdmissionDependencies) => {
   const refuseKey = async (req: IncomingMessage, authorization: string | undefined): Promise<Admission> => {
@@ -54,20 +61,8 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
     return { admitted: false, error: new TRPCError({ code: 'UNAUTHORIZED', message }), headers };
   };
 
-  const admit = async (req: IncomingMessage, calls: number): Promise<Admission> => {
-    const { authorization } = req.headers;
-    const token = bearerToken(authorization);
-    const principal = token === undefined ? null : await apiKeys.authenticate(token);
-    if (!principal) return refuseKey(req, authorization);
-
-    let headers = NO_HEADERS;
-    if (keyQuota) {
-      const decision = await keyQuota.spend(String(principal.keyId), calls);
-      if (!decision.allowed) {
-        return { admitted: false, error: tooMany('Too many requests for this API key', decision.retryAfterSeconds), headers: decision.headers };
-      }
-      headers = decision.headers;
-    }
+  const withQuota = (req: IncomingMessage, principal: ApiKeyPrincipal, { allowed, headers, retryAfterSeconds }: QuotaDecision): Admission => {
+    if (!allowed) return { admitted: false, error: tooMany('Too many requests for this API key', retryAfterSeconds), headers };
     const idempotencyKey = req.headers['idempotency-key'];
     const ctx: Context = {
       db,
@@ -75,6 +70,22 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey,
     };
     return { admitted: true, ctx, headers };
+  };
+
+  const spend = (req: IncomingMessage, authorization: string | undefined, principal: ApiKeyPrincipal | null, calls: number) => {
+    if (!principal) return refuseKey(req, authorization);
+    if (!keyQuota) return withQuota(req, principal, UNCOUNTED);
+    const decision = keyQuota.spend(String(principal.keyId), calls);
+    return decision instanceof Promise ? decision.then((decided) => withQuota(req, principal, decided)) : withQuota(req, principal, decision);
+  };
+
+  const admit = (req: IncomingMessage, calls: number): Admission | Promise<Admission> => {
+    const { authorization } = req.headers;
+    const token = bearerToken(authorization);
+    if (token === undefined) return refuseKey(req, authorization);
+    const held = apiKeys.heldPrincipal(token);
+    if (held !== undefined) return spend(req, authorization, held, calls);
+    return apiKeys.authenticate(token).then((principal) => spend(req, authorization, principal, calls));
   };
 
   /**

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TEST_REDIS_URL, createScratchRedisPrefix } from '@petstore/core/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, it as base } from 'vitest';
-import { QUOTA_SYNC_MS, type Quota, createQuota } from './quota.js';
+import { QUOTA_SYNC_MS, type Quota, type QuotaDecision, createQuota } from './quota.js';
 
 const remaining = (headers: (string | number)[]) => Number(/;r=(\d+)/.exec(String(headers[headers.indexOf('RateLimit') + 1]))?.[1]);
 
@@ -34,10 +34,18 @@ describe('a quota in one process', () => {
   it('allows exactly perMinute, then refuses with the seconds to wait', async () => {
     const quota = createQuota({ name: 'per-key', perMinute: 3, keyPrefix: 'unused' });
     if (!quota) throw new Error('a quota of 3 is on');
-    const decisions = await Promise.all(Array.from({ length: 5 }, () => quota.spend('k', 1)));
+    const decisions: QuotaDecision[] = [];
+    for (let request = 0; request < 5; request++) decisions.push(await quota.spend('k', 1));
     expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false, false]);
     expect(decisions[3]?.retryAfterSeconds).toBeGreaterThan(0);
     expect(quota.giveBack('k', 1)).toContain('"per-key";r=1;t=60');
+    quota.close();
+  });
+
+  it('answers at once, never as a promise', () => {
+    const quota = createQuota({ name: 'per-key', perMinute: 1, keyPrefix: 'unused' });
+    if (!quota) throw new Error('a quota of 1 is on');
+    expect([quota.spend('k', 1), quota.spend('k', 1)].map((decision) => decision instanceof Promise)).toEqual([false, false]);
     quota.close();
   });
 });
@@ -45,7 +53,14 @@ describe('a quota in one process', () => {
 describe('a quota shared through Redis', () => {
   it('spends in the process while far from the limit, and adds it to Redis at the next sync', async ({ shared: { quota, sharedCount } }) => {
     const perKey = quota(1_000);
-    for (let request = 0; request < 20; request++) expect((await perKey.spend('busy', 1)).allowed).toBe(true);
+    const decided: boolean[] = [];
+    for (let request = 0; request < 20; request++) {
+      const decision = perKey.spend('busy', 1);
+      decided.push(!(decision instanceof Promise));
+      expect((await decision).allowed).toBe(true);
+    }
+    // Only the first asked Redis; the others were answered at once.
+    expect(decided).toEqual([false, ...Array<boolean>(19).fill(true)]);
     // The first request learned the shared count (one round trip); the other 19 stayed here.
     expect(await sharedCount('busy')).toBe(1);
     await sleep(3 * QUOTA_SYNC_MS);

@@ -16,8 +16,11 @@ export interface QuotaDecision {
 }
 
 export interface Quota {
-  /** Spends `points` (the calls one HTTP request carries) of the quota of `subject`. */
-  spend(subject: string, points: number): Promise<QuotaDecision>;
+  /**
+   * Spends `points` (the calls one HTTP request carries) of the quota of `subject`: answered at
+   * once when this instance counts it alone, a promise when Redis is asked.
+   */
+  spend(subject: string, points: number): QuotaDecision | Promise<QuotaDecision>;
   /** Gives back what a request turned out not to cost (a 304); the RateLimit headers as they now stand. */
   giveBack(subject: string, points: number): FlatHeaders;
   /** Stops counting: sends nothing more to Redis. */
@@ -124,7 +127,7 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
     : undefined;
 
   return {
-    spend: async (subject, points) => {
+    spend: (subject, points) => {
       const now = Date.now();
       const window = windowOf(subject, now);
       if (!shared) {
@@ -137,8 +140,9 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
         window.pending += points;
         return { allowed: true, headers: headers(window, now) };
       }
-      const allowed = await send(shared, subject, window, points);
-      return allowed ? { allowed, headers: headers(window, Date.now()) } : refused(window, Date.now());
+      return send(shared, subject, window, points).then((allowed) =>
+        allowed ? { allowed, headers: headers(window, Date.now()) } : refused(window, Date.now()),
+      );
     },
     giveBack: (subject, points) => {
       const now = Date.now();

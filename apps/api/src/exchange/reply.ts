@@ -7,8 +7,12 @@ import type { Exchange, FlatHeaders } from './exchange.js';
  */
 export type Reply = BodyReply | EmptyReply | ErrorReply | CallsReply | FetchReply;
 
-/** Serves the requests of one transport (`/v1`, `/trpc`): what it answers is a Reply, which the front door sends. */
-export type Transport = (exchange: Exchange) => Promise<Reply>;
+/**
+ * Serves the requests of one transport (`/v1`, `/trpc`): what it answers is a Reply, which the
+ * front door sends. A reply known without waiting is returned as it is, not as a promise, and is
+ * written in the same turn of the event loop.
+ */
+export type Transport = (exchange: Exchange) => Reply | Promise<Reply>;
 
 /** A body already serialised: JSON by default. `page`: a file of the docs page, which runs scripts. */
 export interface BodyReply {

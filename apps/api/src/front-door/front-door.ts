@@ -4,7 +4,7 @@ import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { createAccessLog } from './send-reply.js';
 import { type ErrorFormat, Exchange, rememberExchange } from '../exchange/exchange.js';
-import type { Transport } from '../exchange/reply.js';
+import type { Reply, Transport } from '../exchange/reply.js';
 import { REST_PREFIX } from '../rest/routes.js';
 import { TRPC_PREFIX } from '../trpc/trpc.js';
 import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
@@ -47,11 +47,15 @@ export const createFrontDoor = ({ rest, trpc, pages, logger, cors, overload }: F
       void sendReply(exchange, { error: unavailable, headers: ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS] });
       return;
     }
-    transport(exchange).then(
-      (reply) => sendReply(exchange, reply),
-      // An unavailable database (the key check reads it) is a 503 the client may retry, not a crash.
-      (cause: unknown) => sendReply(exchange, { error: toTrpcError(cause) }),
-    );
+    // An unavailable database (the key check reads it) is a 503 the client may retry, not a crash.
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = transport(exchange);
+    } catch (cause) {
+      reply = { error: toTrpcError(cause) };
+    }
+    if (reply instanceof Promise) reply.then((settled) => sendReply(exchange, settled), (cause: unknown) => sendReply(exchange, { error: toTrpcError(cause) }));
+    else void sendReply(exchange, reply);
   };
 
   return (req: IncomingMessage, res: ServerResponse): boolean => {

@@ -1,7 +1,7 @@
 import { parse } from 'node:querystring';
 import { type Context, callOperation } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import { type Admit, insufficientScopeChallenge } from '../admission/admit.js';
+import { type Admission, type Admit, insufficientScopeChallenge } from '../admission/admit.js';
 import { type Exchange, type FlatHeaders, entityTag, isNotModified } from '../exchange/exchange.js';
 import { readJsonObject } from '../exchange/read-body.js';
 import { type Reply, methodNotAllowed, nothingAt } from '../exchange/reply.js';
@@ -81,27 +81,15 @@ export const createRestTransport = ({ admit, openApiJson, call = callOperation }
     return { ...reply, headers: admitted.length === 0 ? reply.headers : [...admitted, ...reply.headers] };
   };
 
-  return async (exchange: Exchange): Promise<Reply> => {
+  /** An admitted request: its route and method, then its operation; refused, its refusal. */
+  const answer = (exchange: Exchange, admission: Admission, path: string, search: string, method: string): Reply | Promise<Reply> => {
     const { req } = exchange;
-    const url = req.url ?? '/';
-    const queryStart = url.indexOf('?');
-    const path = queryStart === -1 ? url : url.slice(0, queryStart);
-    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
-    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
-
-    if (path === DOCUMENT_PATH) {
-      if (method === 'GET') return { status: 200, body: await openApiJson() };
-      return methodNotAllowed(req.method, url, 'GET, HEAD');
-    }
-
-    const admission = await admit(req, 1);
     if (!admission.admitted) return { error: admission.error, headers: admission.headers };
-
     const match = matchRoute(routes, path.slice(REST_PREFIX.length));
     if (match) exchange.route = routeNames.get(match.route);
     const restOp = match?.route.byMethod.get(method);
-    if (!match) return nothingAt(req.method, url, admission.headers);
-    if (!restOp) return methodNotAllowed(req.method, url, match.route.allow, admission.headers);
+    if (!match) return nothingAt(req.method, req.url, admission.headers);
+    if (!restOp) return methodNotAllowed(req.method, req.url, match.route.allow, admission.headers);
     const { params } = match;
     if (!params) {
       return { error: new TRPCError({ code: 'BAD_REQUEST', message: 'A path parameter is not valid percent-encoding.' }), headers: admission.headers };
@@ -111,5 +99,24 @@ export const createRestTransport = ({ admit, openApiJson, call = callOperation }
       ? async () => ({ ...(await readJsonObject(req)), ...params })
       : () => queryInput(search, params);
     return run(exchange, restOp, admission.ctx, readInput, search, admission.headers);
+  };
+
+  return (exchange: Exchange): Reply | Promise<Reply> => {
+    const { req } = exchange;
+    const url = req.url ?? '/';
+    const queryStart = url.indexOf('?');
+    const path = queryStart === -1 ? url : url.slice(0, queryStart);
+    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+
+    if (path === DOCUMENT_PATH) {
+      if (method === 'GET') return openApiJson().then((body) => ({ status: 200, body }));
+      return methodNotAllowed(req.method, url, 'GET, HEAD');
+    }
+
+    const admission = admit(req, 1);
+    return admission instanceof Promise
+      ? admission.then((admitted) => answer(exchange, admitted, path, search, method))
+      : answer(exchange, admission, path, search, method);
   };
 };

@@ -58,17 +58,23 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     const HOLD_MS = 2_000;
     let clock: Date;
     let reads: number;
-    const heldOn = (db: { apiKeys: ApiKeyRecords }) => {
+    let useWrites: number;
+    const heldOn = (db: { apiKeys: ApiKeyRecords }, holdMs = HOLD_MS) => {
       clock = new Date('2030-01-01T00:00:00Z');
       reads = 0;
+      useWrites = 0;
       const counted: ApiKeyRecords = {
         ...db.apiKeys,
         findByPublicId: (publicId) => {
           reads += 1;
           return db.apiKeys.findByPublicId(publicId);
         },
+        recordUse: (keyId, at) => {
+          useWrites += 1;
+          return db.apiKeys.recordUse(keyId, at);
+        },
       };
-      return createApiKeys(counted, { now: () => clock, holdMs: HOLD_MS });
+      return createApiKeys(counted, { now: () => clock, holdMs });
     };
     const later = (ms: number) => {
       clock = new Date(clock.getTime() + ms);
@@ -97,6 +103,37 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
       expect(await keys.authenticate(first.token)).toBeNull();
       await keys.revoke('second');
       expect(await keys.authenticate(second.token)).toBeNull();
+    });
+
+    it('is answered at once while held with nothing to write; left to authenticate otherwise', async ({ db }) => {
+      const keys = heldOn(db, 5 * 60_000);
+      const { token } = await keys.create('ci');
+      expect(keys.heldPrincipal(token)).toBeUndefined();
+      const principal = await keys.authenticate(token);
+      expect([reads, useWrites]).toEqual([1, 1]);
+      expect(keys.heldPrincipal(token)).toEqual(principal);
+      // A minute on, its last use is due: authenticate writes it, and the key is answered at once again.
+      later(60_000);
+      expect(keys.heldPrincipal(token)).toBeUndefined();
+      expect(await keys.authenticate(token)).toEqual(principal);
+      expect([reads, useWrites]).toEqual([1, 2]);
+      expect(keys.heldPrincipal(token)).toEqual(principal);
+      later(5 * 60_000);
+      expect(keys.heldPrincipal(token)).toBeUndefined();
+      expect(keys.heldPrincipal('pst_0123456789ab_unknown')).toBeUndefined();
+    });
+
+    it('refuses a held key at once when it has expired, or here when revoked here', async ({ db }) => {
+      const keys = heldOn(db);
+      const brief = await keys.create('brief', { expiresAt: new Date(clock.getTime() + 1_000) });
+      const revoked = await keys.create('revoked');
+      await keys.authenticate(brief.token);
+      await keys.authenticate(revoked.token);
+      later(1_000);
+      expect(keys.heldPrincipal(brief.token)).toBeNull();
+      await keys.revoke('revoked');
+      expect(keys.heldPrincipal(revoked.token)).toBeUndefined();
+      expect(await keys.authenticate(revoked.token)).toBeNull();
     });
 
     it('expires exactly, hold or not', async ({ db }) => {
