@@ -6,7 +6,7 @@ import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../databas
 import { type FoundIdempotencyRecord, decideIdempotentCreate } from '../../pets/create/idempotency.js';
 import type { NewPet, Pet } from '../../pets/pet.js';
 import { petPageQueries } from '../pet-page-queries.js';
-import { groupCommit } from './group-commit.js';
+import { groupCommit } from '../group-commit.js';
 import type { PostgresDrizzle } from './open-postgres-database.js';
 import type * as schema from './schema.js';
 import { idempotencyKeys, pets } from './schema.js';

@@ -4,6 +4,7 @@ import { type FoundIdempotencyRecord, decideIdempotentCreate } from '../../pets/
 import type { NewPet, Pet } from '../../pets/pet.js';
 import type { SqliteDrizzle } from './open-sqlite-database.js';
 import { idempotencyKeys, pets } from './schema.js';
+import { afterReadyCallbacks, groupCommit } from '../group-commit.js';
 import { petPageQueries } from '../pet-page-queries.js';
 
 /** The order the columns of `select() from pets` come in, and so each raw row's. */
@@ -143,6 +144,11 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
     return inserted;
   };
 
+  // Creates read together go in one transaction: one commit, not one each. Ids are taken in the
+  // group's order, and the group commits whole or not at all before any of its creates is answered.
+  const insertGroup = db.$client.transaction((group: NewPet[]): Pet[] => group.map(insertedPet));
+  const insertTogether = groupCommit(async (group: NewPet[]) => insertGroup.immediate(group), { gather: afterReadyCallbacks });
+
   // One immediate transaction: the write lock is taken first, so of two requests with the same
   // key (in this process or another on the same file) exactly one sees no record and creates.
   const insertOnce = db.$client.transaction(
@@ -158,7 +164,7 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   return {
     page: async ({ afterId, status, take }) =>
       status === undefined ? page.all({ afterId, take }) : pageWithStatus.all({ afterId, status, take }),
-    insert: async (pet) => insertedPet(pet),
+    insert: insertTogether,
     insertOnce: async (pet, once) => insertOnce.immediate(pet, once),
     deleteExpiredIdempotencyRecords: async (before, limit) => deleteExpired.run({ before: before.getTime(), limit }).changes,
     findById: async (id) => findById.one({ id }),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -40,6 +40,42 @@ describe('SQLite file', () => {
     const next = await reopened.pets.insert({ name: 'Tom', categoryId: 1, status: 'sold' });
     expect(next.id).toBeGreaterThan(rex.id);
     await reopened.close();
+  });
+
+  it('commits creates read together as one transaction, their ids in the order they came', async () => {
+    const file = join(folder, 'petstore.db');
+    const db = openSqliteDatabase(file);
+    const logSize = () => statSync(`${file}-wal`).size;
+    const named = (prefix: string) => Array.from({ length: 40 }, (_, index) => ({ name: `${prefix}${index}`, categoryId: 1, status: 'available' as const }));
+
+    const before = logSize();
+    for (const pet of named('alone')) await db.pets.insert(pet);
+    const apart = logSize() - before;
+    const together = await Promise.all(named('together').map((pet) => db.pets.insert(pet)));
+    const grouped = logSize() - before - apart;
+
+    // Each commit appends at least one page to the log: forty of them, against one group's few.
+    expect(apart).toBeGreaterThanOrEqual(40 * 4096);
+    expect(grouped).toBeLessThan(apart / 10);
+    expect(together.map((pet) => pet.name)).toEqual(named('together').map((pet) => pet.name));
+    expect(together.map((pet) => pet.id)).toEqual([...together.map((pet) => pet.id)].sort((a, b) => a - b));
+    expect(await db.pets.page({ afterId: (together[0]?.id ?? 0) - 1, take: 100 })).toEqual(together);
+    await db.close();
+  });
+
+  it('fails every create of a group whose commit fails, and commits none of them', async () => {
+    const file = join(folder, 'petstore.db');
+    const db = openSqliteDatabase(file, { connectMs: 100, statementMs: 100 });
+    await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'available' });
+    // Another connection holds the write lock past the busy timeout: the group cannot commit.
+    const holder = new BetterSqlite3(file);
+    holder.prepare('begin immediate').run();
+    const outcomes = await Promise.allSettled(['Tom', 'Kit'].map((name) => db.pets.insert({ name, categoryId: 1, status: 'available' })));
+    holder.prepare('rollback').run();
+    holder.close();
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect((await db.pets.page({ afterId: 0, take: 10 })).map((pet) => pet.name)).toEqual(['Rex']);
+    await db.close();
   });
 
   it('leaves the file in WAL journaling mode', async () => {
