@@ -37,10 +37,15 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
     buckets: DURATION_BUCKETS,
     registers,
   });
-  const inFlight = new Gauge({
+  // Counted here and read on scrape: prom-client's own inc() and dec() hash their labels each time.
+  let inFlight = 0;
+  new Gauge({
     name: 'http_server_requests_in_flight',
     help: 'Requests to /v1 and /trpc that have arrived and not yet been answered.',
     registers,
+    collect() {
+      this.set(inFlight);
+    },
   });
   const refusals = new Counter({
     name: 'petstore_rate_limit_refusals_total',
@@ -69,7 +74,7 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
   }
 
   const finished = (exchange: Exchange, status: number, elapsedMs: number) => {
-    inFlight.dec();
+    inFlight -= 1;
     durations.observe(exchange.req.method ?? 'GET', exchange.route ?? UNMATCHED_ROUTE, status, elapsedMs / 1000);
     if (status === TOO_MANY_REQUESTS) refusals.inc();
   };
@@ -78,7 +83,7 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
     registry,
     observer: {
       transport: (transport) => (exchange) => {
-        inFlight.inc();
+        inFlight += 1;
         listenForFinish(exchange, finished);
         return transport(exchange);
       },
