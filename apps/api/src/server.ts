@@ -6,7 +6,7 @@ import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import type { Config } from './settings/config.js';
 import { createAccessLog } from './front-door/send-reply.js';
-import { Exchange } from './exchange/exchange.js';
+import { Exchange, requestIds } from './exchange/exchange.js';
 import { sendReply } from './front-door/send-reply.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { type Petstore, openPetstore } from './petstore.js';
@@ -85,6 +85,7 @@ const listenerFor = async (petstore: Petstore, { mount = 'front-door' }: ServerO
  */
 const answerMalformedRequest = (logger: Logger) => {
   const accessLog = createAccessLog(logger);
+  const ids = requestIds();
   return (error: Error & { code?: string }, socket: Duplex): void => {
     // An earlier request on this connection is still being answered: that answer comes first, and
     // the connection closes after it, leaving the bytes that followed it unanswered.
@@ -110,7 +111,7 @@ const answerMalformedRequest = (logger: Logger) => {
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
         : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
-    void sendReply(new Exchange(req, res, logger, accessLog), { error: refusal });
+    void sendReply(new Exchange(req, res, logger, accessLog, ids), { error: refusal });
   };
 };
 

@@ -42,19 +42,24 @@ describe('security headers', () => {
   });
 });
 
+/** An id the service makes: its instance's 72 random bits in base64url, then a count in base 36. */
+const GENERATED_ID = /^[A-Za-z0-9_-]{12}\.[0-9a-z]+$/;
+
 describe('request ids', () => {
-  it('are generated for every response', async ({ server }) => {
+  it('are generated for every response, none twice, and never the same in two instances', async ({ server, startServer }) => {
     const first = (await call(server, '/v1/pets')).headers.get('x-request-id');
     const second = (await call(server, '/v1/pets', { key: null })).headers.get('x-request-id');
-    expect(first).toMatch(/^[0-9a-f-]{36}$/);
-    expect(second).toMatch(/^[0-9a-f-]{36}$/);
-    expect(first).not.toBe(second);
+    const elsewhere = (await call(await startServer(), '/v1/pets')).headers.get('x-request-id');
+    for (const id of [first, second, elsewhere]) expect(id).toMatch(GENERATED_ID);
+    expect(new Set([first, second, elsewhere]).size).toBe(3);
+    // The instance's own part differs: counts alone would repeat across instances.
+    expect(elsewhere?.split('.')[0]).not.toBe(first?.split('.')[0]);
   });
 
   it('keep an id the client sent when it is a plain token, and replace any other', async ({ server }) => {
     expect((await call(server, '/v1/pets', { headers: { 'X-Request-Id': 'trace-42.a:b' } })).headers.get('x-request-id')).toBe('trace-42.a:b');
     const replaced = (await call(server, '/v1/pets', { headers: { 'X-Request-Id': 'no spaces <allowed>' } })).headers.get('x-request-id');
-    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+    expect(replaced).toMatch(GENERATED_ID);
   });
 
   it('are in the log line of every request, which never holds the key', async ({ server }) => {

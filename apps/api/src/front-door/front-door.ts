@@ -3,7 +3,7 @@ import { toTrpcError } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { createAccessLog } from './send-reply.js';
-import { type ErrorFormat, Exchange, rememberExchange } from '../exchange/exchange.js';
+import { type ErrorFormat, Exchange, rememberExchange, requestIds } from '../exchange/exchange.js';
 import type { Reply, Transport } from '../exchange/reply.js';
 import { REST_PREFIX } from '../rest/routes.js';
 import { TRPC_PREFIX } from '../trpc/trpc.js';
@@ -38,6 +38,7 @@ const under = (url: string, prefix: string) =>
  */
 export const createFrontDoor = ({ rest, trpc, pages, logger, cors, overload }: FrontDoorOptions) => {
   const accessLog = createAccessLog(logger);
+  const ids = requestIds();
   const serve = (exchange: Exchange, transport: Transport) => {
     if (overload?.overloaded) {
       const unavailable = new TRPCError({
@@ -62,7 +63,7 @@ export const createFrontDoor = ({ rest, trpc, pages, logger, cors, overload }: F
     const url = req.url ?? '/';
     const format: ErrorFormat | undefined = under(url, REST_PREFIX) ? 'rest' : under(url, TRPC_PREFIX) ? 'trpc' : undefined;
     if (!format && !pages) return false;
-    const exchange = new Exchange(req, res, logger, accessLog);
+    const exchange = new Exchange(req, res, logger, accessLog, ids);
     // A preflight is answered here, before the key check: browsers send it without credentials.
     if (format && cors?.(req, res)) {
       void sendReply(exchange, { status: 204, empty: true, headers: [] });
