@@ -1,0 +1,104 @@
+// How cheap a get by id can be with what the bench turns on for the service, against the bench's
+// bare server, each variant a server of its own for cpu-per-request.mjs or cpu-side-by-side.mjs:
+//   bare      the bench's bare node:http server: the held key compared, one prepared statement,
+//             the JSON body and the deprecation headers
+//   features  bare, plus every feature the bench keeps on in the service, each written as cheaply as
+//             one function allows: a request id (prefix and count), input checked by zod's compiled
+//             parser, a RateLimit count and its two headers, the four security headers, an ETag
+//             (SHA-1 of the body), Content-Length, and the access line batched to stdout as the
+//             service writes it (pino's asynchronous destination, 16 KiB at a time)
+// Both read a SQLite file of 10,000 animals made here. Run from the repository, after the build
+// (`npx pnpm build`), from `bench/` so that its packages resolve:
+//   cd bench && node ../docs/decisions/measure/cpu-side-by-side.mjs ../docs/decisions/measure/features-floor-server.mjs bare features
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const benchRequire = createRequire(new URL('../../../bench/package.json', import.meta.url));
+const BetterSqlite3 = benchRequire('better-sqlite3');
+const { pino } = benchRequire('pino');
+const { z } = benchRequire('zod');
+const { GetPetParams } = await import(new URL('../../../packages/core/dist/index.js', import.meta.url).href);
+
+const variant = process.argv[2];
+const file = join(mkdtempSync(join(tmpdir(), 'features-floor-')), 'pets.db');
+const db = new BetterSqlite3(file);
+db.pragma('journal_mode = WAL');
+db.exec('create table pets (id integer primary key autoincrement, name text not null, category_id integer not null, status text not null)');
+const insert = db.prepare('insert into pets (name, category_id, status) values (?, ?, ?)');
+db.transaction(() => {
+  for (let index = 1; index <= 10_000; index++) insert.run(`pet ${index}`, 1 + (index % 50), 'available');
+})();
+const byId = db.prepare('select id, name, category_id as categoryId, status from pets where id = ?');
+
+const KEY = `pst_${randomBytes(6).toString('hex')}_${'k'.repeat(49)}`;
+const held = Buffer.from(KEY);
+const holdsKey = (authorization) => {
+  const token = /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (token === undefined) return false;
+  const sent = Buffer.from(token);
+  return sent.length === held.length && timingSafeEqual(sent, held);
+};
+const DEPRECATION = ['Deprecation', '@1795305600', 'Sunset', 'Thu, 05 Dec 2030 00:00:00 GMT', 'Link', '</v1/pets>; rel="successor-version"'];
+
+const bare = (req, res) => {
+  if (!holdsKey(req.headers.authorization)) return res.writeHead(401).end();
+  const pet = byId.get(Number(req.url.slice('/v1/pets/'.length)));
+  res.writeHead(200, { 'Content-Type': 'application/json', Deprecation: DEPRECATION[1], Sunset: DEPRECATION[3], Link: DEPRECATION[5] }).end(JSON.stringify(pet));
+};
+
+const features = () => {
+  const parseParams = z.compile(GetPetParams);
+  const prefix = randomBytes(9).toString('base64url');
+  let issued = 0;
+  const QUOTA = 999_999_999;
+  const POLICY = `"per-key";q=${QUOTA};w=60`;
+  let spent = 0;
+  const SECURITY = ['X-Content-Type-Options', 'nosniff', 'Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'", 'Referrer-Policy', 'no-referrer', 'Cache-Control', 'no-store'];
+  const destination = pino.destination({ dest: 1, sync: false });
+  let lines = [];
+  let length = 0;
+  const writeGathered = () => {
+    if (lines.length === 0) return;
+    destination.write(lines.join(''));
+    lines = [];
+    length = 0;
+  };
+  setInterval(writeGathered, 100).unref();
+  const bindings = `,"pid":${process.pid},"hostname":"measure"`;
+  return (req, res) => {
+    const started = performance.now();
+    const reqId = `${prefix}.${(issued++).toString(36)}`;
+    if (!holdsKey(req.headers.authorization)) return res.writeHead(401).end();
+    spent += 1;
+    const parsed = parseParams.safeParse({ petId: req.url.slice('/v1/pets/'.length) });
+    const body = JSON.stringify(byId.get(parsed.data.petId));
+    res.writeHead(200, [
+      'X-Request-Id', reqId, ...SECURITY,
+      'RateLimit-Policy', POLICY, 'RateLimit', `"per-key";r=${QUOTA - spent};t=60`,
+      ...DEPRECATION,
+      'ETag', `"${hash('sha1', body, 'base64url')}"`,
+      'Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(body),
+    ]);
+    res.end(body);
+    const line = `{"level":30,"time":${Date.now()}${bindings},"reqId":"${reqId}","req":{"method":"${req.method}","url":${JSON.stringify(req.url)}},"res":{"statusCode":200},"responseTime":${Math.round(performance.now() - started)},"msg":"request completed"}\n`;
+    lines.push(line);
+    length += line.length;
+    if (length >= 16 * 1024) writeGathered();
+  };
+};
+
+const handlers = { bare: () => bare, features };
+const handlerOf = handlers[variant];
+if (!handlerOf) throw new Error(`no variant ${variant}; one of ${Object.keys(handlers).join(', ')}`);
+const server = createServer(handlerOf()).listen(0, '127.0.0.1', () => {
+  process.send({
+    port: server.address().port,
+    request: { method: 'GET', path: '/v1/pets/4242', headers: { Authorization: `Bearer ${KEY}` }, status: 200 },
+  });
+});
+process.on('message', () => process.send(process.cpuUsage()));
+process.once('disconnect', () => process.exit());
