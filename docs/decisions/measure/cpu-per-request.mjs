@@ -11,7 +11,7 @@
 //
 // ROUNDS (default 7), SECONDS (3) and CONNECTIONS (16) tune it.
 import { fork } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { cpuOf, load } from './keep-alive-load.mjs';
 
 const [serverModule, ...variants] = process.argv.slice(2);
 if (serverModule === undefined || variants.length === 0) {
@@ -34,40 +34,13 @@ const start = (variant) =>
     });
   });
 
-const cpuOf = (server) =>
-  new Promise((resolve) => {
-    server.child.once('message', (usage) => {
-      resolve(usage.user + usage.system);
-    });
-    server.child.send('cpu');
-  });
-
 /** Sends the server's request over and over on each connection until the time is up. */
 const drive = async (server) => {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const { method, path, headers, body, status } = server.request;
   const until = Date.now() + SECONDS * 1000;
   let answered = 0;
-  const once = () =>
-    new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: server.port, method, path, headers, agent }, (res) => {
-        res.resume();
-        res.once('end', () => {
-          if (res.statusCode !== status) reject(new Error(`${server.variant}: ${String(res.statusCode)}, not ${String(status)}`));
-          else resolve();
-        });
-      });
-      req.once('error', reject);
-      req.end(body);
-    });
-  const connection = async () => {
-    while (Date.now() < until) {
-      await once();
-      answered += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, connection));
-  agent.destroy();
+  await load(server, CONNECTIONS, () => Date.now() < until, () => {
+    answered += 1;
+  });
   return answered;
 };
 

@@ -12,7 +12,7 @@
 //
 // SLICES (default 10), SECONDS (3) and CONNECTIONS (8 per variant) tune it. Needs `taskset`.
 import { execFileSync, fork } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { cpuOf, load } from './keep-alive-load.mjs';
 import { availableParallelism } from 'node:os';
 
 const [serverModule, ...variants] = process.argv.slice(2);
@@ -42,39 +42,12 @@ const start = (variant) =>
     });
   });
 
-const cpuOf = (server) =>
-  new Promise((resolve) => {
-    server.child.once('message', (usage) => {
-      resolve(usage.user + usage.system);
-    });
-    server.child.send('cpu');
-  });
-
 let running = true;
 /** Sends the server's request over and over on each connection, counting the answers. */
-const drive = (server) => {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const { method, path, headers, body, status } = server.request;
-  const once = () =>
-    new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: server.port, method, path, headers, agent }, (res) => {
-        res.resume();
-        res.once('end', () => {
-          if (res.statusCode !== status) reject(new Error(`${server.variant}: ${String(res.statusCode)}, not ${String(status)}`));
-          else resolve();
-        });
-      });
-      req.once('error', reject);
-      req.end(body);
-    });
-  const connection = async () => {
-    while (running) {
-      await once();
-      server.answered += 1;
-    }
-  };
-  return Promise.all(Array.from({ length: CONNECTIONS }, connection)).finally(() => agent.destroy());
-};
+const drive = (server) =>
+  load(server, CONNECTIONS, () => running, () => {
+    server.answered += 1;
+  });
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));

@@ -5,9 +5,10 @@
 //   features  bare, plus every feature the bench keeps on in the service, each written as cheaply as
 //             one function allows: a request id (prefix and count), input checked by zod's compiled
 //             parser, a RateLimit count and its two headers, the four security headers, an ETag
-//             (SHA-1 of the body), Content-Length, and the access line batched to stdout as the
-//             service writes it (pino's asynchronous destination, 16 KiB at a time)
-// Both read a SQLite file of 10,000 animals made here. Run from the repository, after the build
+//             (SHA-1 of the body), Content-Length, and the access line, by the service's own
+//             logger and line writer (from its build)
+//   service   the service itself, from its build, as the bench runs it (log at info, rate limiter on)
+// All read a SQLite file of 10,000 animals and one key, made here by the bench's own seeding. Run from the repository, after the build
 // (`npx pnpm build`), from `bench/` so that its packages resolve:
 //   cd bench && node ../docs/decisions/measure/cpu-side-by-side.mjs ../docs/decisions/measure/features-floor-server.mjs bare features
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -19,22 +20,20 @@ import { join } from 'node:path';
 
 const benchRequire = createRequire(new URL('../../../bench/package.json', import.meta.url));
 const BetterSqlite3 = benchRequire('better-sqlite3');
-const { pino } = benchRequire('pino');
 const { z } = benchRequire('zod');
 const { GetPetParams } = await import(new URL('../../../packages/core/dist/index.js', import.meta.url).href);
+// The service's own logger and access line, from its build.
+const { createLogger } = await import(new URL('../../../apps/api/dist/settings/logger.js', import.meta.url).href);
+const { createAccessLog } = await import(new URL('../../../apps/api/dist/front-door/send-reply.js', import.meta.url).href);
+
+const { readConfig, startServer } = await import(new URL('../../../apps/api/dist/index.js', import.meta.url).href);
+const { seedDatabase } = await import(new URL('../../../bench/dist/seed.js', import.meta.url).href);
 
 const variant = process.argv[2];
 const file = join(mkdtempSync(join(tmpdir(), 'features-floor-')), 'pets.db');
-const db = new BetterSqlite3(file);
-db.pragma('journal_mode = WAL');
-db.exec('create table pets (id integer primary key autoincrement, name text not null, category_id integer not null, status text not null)');
-const insert = db.prepare('insert into pets (name, category_id, status) values (?, ?, ?)');
-db.transaction(() => {
-  for (let index = 1; index <= 10_000; index++) insert.run(`pet ${index}`, 1 + (index % 50), 'available');
-})();
-const byId = db.prepare('select id, name, category_id as categoryId, status from pets where id = ?');
+const { apiKey: KEY } = await seedDatabase(file, 10_000);
+const byId = new BetterSqlite3(file).prepare('select id, name, category_id as categoryId, status from pets where id = ?');
 
-const KEY = `pst_${randomBytes(6).toString('hex')}_${'k'.repeat(49)}`;
 const held = Buffer.from(KEY);
 const holdsKey = (authorization) => {
   const token = /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1];
@@ -58,17 +57,7 @@ const features = () => {
   const POLICY = `"per-key";q=${QUOTA};w=60`;
   let spent = 0;
   const SECURITY = ['X-Content-Type-Options', 'nosniff', 'Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'", 'Referrer-Policy', 'no-referrer', 'Cache-Control', 'no-store'];
-  const destination = pino.destination({ dest: 1, sync: false });
-  let lines = [];
-  let length = 0;
-  const writeGathered = () => {
-    if (lines.length === 0) return;
-    destination.write(lines.join(''));
-    lines = [];
-    length = 0;
-  };
-  setInterval(writeGathered, 100).unref();
-  const bindings = `,"pid":${process.pid},"hostname":"measure"`;
+  const accessLog = createAccessLog(createLogger('info'));
   return (req, res) => {
     const started = performance.now();
     const reqId = `${prefix}.${(issued++).toString(36)}`;
@@ -84,21 +73,25 @@ const features = () => {
       'Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(body),
     ]);
     res.end(body);
-    const line = `{"level":30,"time":${Date.now()}${bindings},"reqId":"${reqId}","req":{"method":"${req.method}","url":${JSON.stringify(req.url)}},"res":{"statusCode":200},"responseTime":${Math.round(performance.now() - started)},"msg":"request completed"}\n`;
-    lines.push(line);
-    length += line.length;
-    if (length >= 16 * 1024) writeGathered();
+    accessLog(reqId, req.method, req.url, 200, Math.round(performance.now() - started));
   };
 };
 
-const handlers = { bare: () => bare, features };
-const handlerOf = handlers[variant];
-if (!handlerOf) throw new Error(`no variant ${variant}; one of ${Object.keys(handlers).join(', ')}`);
-const server = createServer(handlerOf()).listen(0, '127.0.0.1', () => {
-  process.send({
-    port: server.address().port,
-    request: { method: 'GET', path: '/v1/pets/4242', headers: { Authorization: `Bearer ${KEY}` }, status: 200 },
+const listening = (handler) =>
+  new Promise((resolve) => {
+    const server = createServer(handler).listen(0, '127.0.0.1', () => {
+      resolve(server.address().port);
+    });
   });
-});
+const service = async () => {
+  const config = readConfig({ PETSTORE_DB: file, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '999999999' });
+  return (await startServer(config, createLogger(config.logLevel))).port;
+};
+
+const variants = { bare: () => listening(bare), features: () => listening(features()), service };
+const start = variants[variant];
+if (!start) throw new Error(`no variant ${variant}; one of ${Object.keys(variants).join(', ')}`);
+const port = await start();
+process.send({ port, request: { method: 'GET', path: '/v1/pets/4242', headers: { Authorization: `Bearer ${KEY}` }, status: 200 } });
 process.on('message', () => process.send(process.cpuUsage()));
 process.once('disconnect', () => process.exit());
