@@ -21,6 +21,7 @@ import {
   ORPC_PEER,
   REST,
   REST_WITH_METRICS,
+  TOGETHER,
   TRPC,
 } from './target-names.js';
 import { type ServiceSettings, type TargetKind, type TargetProcess, startTarget } from './target-process.js';
@@ -139,21 +140,23 @@ try {
       ? [{ name: BASELINE_POSTGRES, process: barePostgres, apiKey: postgresForBaseline.apiKey, request: rest, callsPerRequest: 1 }]
       : []),
   ];
-  const minutes = (scenarios(SEEDED).length * targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds)) / 60;
+  // Every target's warm-up and rounds, then the rounds that load two of them at once.
+  const minutes = (scenarios(SEEDED).length * (targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds) + settings.rounds * settings.seconds)) / 60;
   process.stderr.write(
     `${targets.length} targets, ${settings.rounds} rounds of ${settings.seconds} s at ${settings.connections} connections: about ${Math.ceil(minutes)} min. ` +
       `PostgreSQL targets ${settings.postgres ? 'on' : `off (${BENCH_VARIABLES.postgres}=1 adds them)`}. ` +
       `Before targets ${settings.before ? 'on' : `off (${BENCH_VARIABLES.before}=<another checkout, installed and built> adds them)`}.\n`,
   );
-  const run = (target: Target, scenario: Scenario, seconds: number) =>
+  const run = (target: Target, scenario: Scenario, seconds: number, connections = settings.connections) =>
     load({
       url: target.process.url,
       cpuSeconds: () => target.process.cpuSeconds(),
       apiKey: target.apiKey,
       request: target.request(scenario),
-      connections: settings.connections,
+      connections,
       seconds,
     });
+  const togetherConnections = Math.max(1, Math.round(settings.connections / 2));
 
   const rows: Row[] = [];
   const samples: Samples = {};
@@ -170,8 +173,25 @@ try {
         process.stderr.write(`${scenario.name} | ${target.name} | round ${round}: ${Math.round(result.requestsPerSecond)} req/s${failed}\n`);
       }
     }
+    // Metrics' budget is a few per cent, less than the machine's speed moves between rounds seconds
+    // apart: for it, each round loads the service with and without metrics at once, half the
+    // connections each, so every second of the machine's weighs on both.
+    const loadedTogether = [REST, REST_WITH_METRICS].map((name) => {
+      const target = targets.find((candidate) => candidate.name === name);
+      if (!target) throw new Error(`no target named ${name}`);
+      return { ...target, name: `${name}${TOGETHER}` };
+    });
+    for (const target of loadedTogether) runs.set(target, []);
+    for (let round = 1; round <= settings.rounds; round++) {
+      const results = await Promise.all(loadedTogether.map((target) => run(target, scenario, settings.seconds, togetherConnections)));
+      loadedTogether.forEach((target, index) => {
+        const result = results[index];
+        if (result) runs.get(target)?.push(result);
+      });
+      process.stderr.write(`${scenario.name} | ${REST} with and without metrics, loaded together | round ${round}\n`);
+    }
     samples[scenario.name] = Object.fromEntries(
-      targets.map((target) => [
+      [...targets, ...loadedTogether].map((target) => [
         target.name,
         (runs.get(target) ?? []).map((result) => ({
           callsPerSecond: result.requestsPerSecond * target.callsPerRequest,

@@ -7,6 +7,11 @@ export const TRPC = 'tRPC /trpc';
 export const REST_WITH_METRICS = `REST /v1, ${SETTINGS.metricsPort.variable} set`;
 /** With metrics on, a call may cost at most this many times its CPU without. */
 export const METRICS_MAX_CPU_FACTOR = 1.05;
+/**
+ * Appended to the names of REST and REST with metrics for the rounds that load both at once: the
+ * samples metrics' budget is judged on.
+ */
+export const TOGETHER = ', loaded together';
 export const FASTIFY_PEER = 'Fastify + zod peer';
 export const EXPRESS_PEER = 'Express + zod peer';
 export const HONO_PEER = 'Hono + zod-openapi peer';

@@ -16,6 +16,7 @@ import {
   REST_MIN_BASELINE_THROUGHPUT,
   REST_MIN_PEER_THROUGHPUT,
   REST_WITH_METRICS,
+  TOGETHER,
   TRPC,
 } from './target-names.js';
 
@@ -100,12 +101,14 @@ export const verdicts = (samples: Samples, serviceRssMiB: number): Verdict[] => 
     ...scenarios.map((scenario) => compare(scenario, TRPC, REST, 0.5, ' per call')),
     ...scenarios.filter(batchIsTargeted).map((scenario) => compare(scenario, BATCHED, REST, 2, ' per call')),
     ...scenarios.map((scenario): Verdict => {
-      // ratioOf's cpu is how many times cheaper `mine` is; its inverse is the CPU factor.
-      const factor = 1 / ratioOf(samples, scenario, REST_WITH_METRICS, REST).cpu;
+      // ratioOf's cpu is how many times cheaper `mine` is; its inverse is the CPU factor. The
+      // budget is judged on the rounds that load both processes at once (run-bench.ts).
+      const factor = 1 / ratioOf(samples, scenario, `${REST_WITH_METRICS}${TOGETHER}`, `${REST}${TOGETHER}`).cpu;
+      const alternating = 1 / ratioOf(samples, scenario, REST_WITH_METRICS, REST).cpu;
       return {
         target: `${REST_WITH_METRICS}: CPU per call ≤ ${METRICS_MAX_CPU_FACTOR}× without, ${scenario}`,
         met: factor <= METRICS_MAX_CPU_FACTOR,
-        figures: `${times(factor)} the CPU per call of ${REST}`,
+        figures: `${times(factor)} the CPU per call of ${REST}, both loaded at once (in alternating rounds: ${times(alternating)})`,
       };
     }),
     {
