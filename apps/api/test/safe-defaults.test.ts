@@ -10,8 +10,11 @@ it.override('serverLogger', () => {
   return createLogger('info', collect);
 });
 
-/** Sends bytes as they are, on a fresh connection, and returns what comes back. */
-const sendRaw = (server: TestServer, bytes: string) =>
+/**
+ * Sends bytes as they are, on a fresh connection, and returns what comes back once the server
+ * closes it. `halfClose`: the client ends its side once the bytes are sent.
+ */
+const sendRaw = (server: TestServer, bytes: string, { halfClose = true } = {}) =>
   new Promise<string>((resolve, reject) => {
     const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
     let answer = '';
@@ -20,7 +23,8 @@ const sendRaw = (server: TestServer, bytes: string) =>
       resolve(answer);
     });
     socket.on('error', reject);
-    socket.end(bytes);
+    if (halfClose) socket.end(bytes);
+    else socket.write(bytes);
   });
 
 describe('security headers', () => {
@@ -103,6 +107,31 @@ describe('bytes after a request that are not a request', () => {
     const answer = await sendRaw(server, bytes);
     expect(answer.match(/^HTTP\/1\.1 \d+/gm)).toEqual([`HTTP/1.1 ${status}`]);
     expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+  });
+});
+
+describe('the connection', () => {
+  // A status line follows the body before it on the same line: bodies end without a newline.
+  const answers = (raw: string) => raw.match(/HTTP\/1\.1 \d{3}/g);
+  const closing = (raw: string) => /\r\nConnection: close\r\n/i.test(raw);
+
+  it.for<[string, (key: string) => string, number]>([
+    ['a refusal', () => '', 401],
+    ['a get by id', (key) => `Authorization: Bearer ${key}\r\n`, 404],
+    ['a page', (key) => `Authorization: Bearer ${key}\r\n`, 200],
+  ])('stays open after %s of a request without a body', async ([name, auth, status], { server }) => {
+    const path = name === 'a page' ? '/v1/pets?limit=1' : '/v1/pets/999';
+    const first = `GET ${path} HTTP/1.1\r\nHost: x\r\n${auth(server.apiKey)}\r\n`;
+    // The second request asks the server to close: the connection ends once both are answered.
+    const raw = await sendRaw(server, `${first}GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, { halfClose: false });
+    expect(answers(raw)).toEqual([`HTTP/1.1 ${status}`, 'HTTP/1.1 200']);
+    expect(closing(raw.slice(0, raw.lastIndexOf('HTTP/1.1 200')))).toBe(false);
+  });
+
+  it('closes after a refusal whose body was not read', async ({ server }) => {
+    const raw = await sendRaw(server, `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":`);
+    expect(answers(raw)).toEqual(['HTTP/1.1 401']);
+    expect(closing(raw)).toBe(true);
   });
 });
 

@@ -3,6 +3,7 @@ export * from './error-body.js';
 export * from './keys/api-keys.js';
 export * from './keys/events.js';
 export * from './keys/scopes.js';
+export * from './maybe-promise.js';
 export * from './pets/integer-param.js';
 export * from './pets/list/cursor.js';
 export * from './pets/list/list-query.js';

@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
+import { settle } from './maybe-promise.js';
 import { appRouter, operations } from './router.js';
 import { ENGINES } from './testing/engines.js';
 import { testOn } from './testing/fixtures.js';
@@ -63,7 +64,7 @@ describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
     ];
     for (const principal of principals) {
       const ctx: Context = { db, principal };
-      const direct = await outcome(callOperation(operation, ctx, () => input));
+      const direct = await outcome(settle(() => callOperation(operation, ctx, () => input)));
       const trpc = await outcome(caller(ctx)[name]?.(input) ?? Promise.reject(new Error('no caller')));
       // A create adds an animal each time; compare everything but its id.
       const comparable = (result: object) => JSON.parse(JSON.stringify(result).replace(/"id":\d+/g, '"id":0')) as unknown;
@@ -80,10 +81,28 @@ describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
     expect(Object.keys(again)).toEqual(['id', 'name', 'categoryId', 'status']);
   });
 
+  // SQLite reads without waiting: a read that makes no promise lets the service answer it in the
+  // turn its request arrived in. PostgreSQL's reads are promises.
+  onEngine('answers a read at once on SQLite and later on PostgreSQL', async ({ db }) => {
+    const ctx: Context = { db, principal: { keyId: 1, name: 'reader', scopes: ['pets:read'] } };
+    const created = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'available' });
+    const reads = [
+      callOperation(operations.getPet, ctx, () => ({ petId: String(created.id) })),
+      callOperation(operations.listPets, ctx, () => ({ limit: '1' })),
+    ];
+    const atOnce = engine.name === 'SQLite';
+    expect(reads.map((read) => !(read instanceof Promise))).toEqual([atOnce, atOnce]);
+    expect(await Promise.all(reads)).toEqual([created, { items: [created], nextCursor: null }]);
+    // A refusal comes the same way: thrown at once on SQLite, a rejection on PostgreSQL.
+    const missing = () => callOperation(operations.getPet, ctx, () => ({ petId: String(created.id + 1) }));
+    if (atOnce) expect(missing).toThrow('No animal has id');
+    else await expect(missing()).rejects.toThrow('No animal has id');
+  });
+
   onEngine('does not read the input of a call it refuses', async ({ db }) => {
     let read = false;
     const reader: Context = { db, principal: { keyId: 1, name: 'reader', scopes: ['pets:read'] } };
-    const refused = await outcome(callOperation(operations.createPet, reader, () => (read = true)));
+    const refused = await outcome(settle(() => callOperation(operations.createPet, reader, () => (read = true))));
     expect([refused, read]).toEqual([{ error: ['FORBIDDEN', 'This API key lacks the pets:write scope.'] }, false]);
   });
 });

@@ -6,6 +6,7 @@ import { toTrpcError } from './db/storage-unavailable.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
 import type { ApiKeyScope } from './keys/scopes.js';
 import { toTrpcErrorShape } from './error-body.js';
+import { type MaybePromise, andThen } from './maybe-promise.js';
 
 export interface Context {
   db: Database;
@@ -95,18 +96,24 @@ export interface OperationDefinition<Input extends z.ZodType, Result> {
   input: Input;
   /** The result's schema, a named component (`.meta({ id })`): its type and its place in the document. */
   output: z.ZodType<Result>;
-  resolve(this: void, opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Result>;
+  resolve(this: void, opts: { ctx: AuthedContext; input: z.output<Input> }): MaybePromise<Result>;
 }
 
 /** Any store error a resolver meets is a TRPCError by the time a transport sees it (503 for an unavailable database). */
 const guarded =
   <Input extends z.ZodType, Result>(resolve: OperationDefinition<Input, Result>['resolve']) =>
-  async (opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Result> => {
+  (opts: { ctx: AuthedContext; input: z.output<Input> }): MaybePromise<Result> => {
+    let result: MaybePromise<Result>;
     try {
-      return await resolve(opts);
+      result = resolve(opts);
     } catch (cause) {
       throw toTrpcError(cause);
     }
+    return result instanceof Promise
+      ? result.catch((cause: unknown) => {
+          throw toTrpcError(cause);
+        })
+      : result;
   };
 
 /**
@@ -156,21 +163,23 @@ export interface Operation {
   compiledInput: z.ZodType;
   output: z.ZodType;
   // A method, so that an operation with a narrower input is still an Operation.
-  resolve(opts: { ctx: AuthedContext; input: unknown }): Promise<unknown>;
+  resolve(opts: { ctx: AuthedContext; input: unknown }): MaybePromise<unknown>;
 }
 
 /**
  * Calls an operation as its tRPC procedure would run: 401 without a key, 403 without its scope,
  * then its input (`readInput` is asked only now, so a refused call never reads a body), 400 when
  * the input is invalid, then the resolver. tRPC's middleware chain does the same with an object
- * spread per level; the transports call this instead (docs/decisions has the measurement).
+ * spread per level; the transports call this instead (docs/decisions has the measurement). The
+ * answer, or the refusal (thrown), comes at once when the input and the resolver's do.
  */
-export const callOperation = async (operation: Operation, ctx: Context, readInput: () => unknown): Promise<unknown> => {
+export const callOperation = (operation: Operation, ctx: Context, readInput: () => unknown): MaybePromise<unknown> => {
   const authed = authorize(ctx, operation.meta.scope);
-  const input = readInput();
-  const parsed = operation.compiledInput.safeParse(input instanceof Promise ? await input : input);
-  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
-  return operation.resolve({ ctx: authed, input: parsed.data });
+  return andThen(readInput(), (input) => {
+    const parsed = operation.compiledInput.safeParse(input);
+    if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+    return operation.resolve({ ctx: authed, input: parsed.data });
+  });
 };
 
 const REPLAYED = Symbol('replayed');

@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeader } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeader } from 'node:http';
 import { STORAGE_RETRY_AFTER_SECONDS, toErrorBody, toTrpcErrorShape } from '@petstore/core';
 import type { TRPCError } from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
@@ -99,6 +99,15 @@ const finish = (exchange: Exchange, status: number) => {
 };
 
 /**
+ * Whether the request's body has not all arrived: a request answered before its body was read (a
+ * refusal) closes its connection rather than read the rest. A request that has no body is not
+ * `complete` until its 'request' event is over, yet leaves nothing to read: answered in that same
+ * turn (a read on SQLite), it keeps its connection.
+ */
+const bodyLeft = (req: IncomingMessage): boolean =>
+  !req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0');
+
+/**
  * The headers every reply carries, then the reply's own; what is left of an unread body closes the
  * connection. `fromTrpc`: tRPC's own resolver already set its headers.
  */
@@ -108,7 +117,7 @@ const headersOf = (exchange: Exchange, status: number, own: FlatHeaders | undefi
   if (exchange.errorFormat === 'trpc' && !fromTrpc) headers.push('Vary', TRPC_VARY);
   // Every 503 tells the client when to try again, unless its sender already did.
   if (status === 503 && !own?.includes('Retry-After')) headers.push('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
-  if (!exchange.req.complete) headers.push('Connection', 'close');
+  if (bodyLeft(exchange.req)) headers.push('Connection', 'close');
   return headers;
 };
 

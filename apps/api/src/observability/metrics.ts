@@ -1,4 +1,4 @@
-import { type Database, isReplayed } from '@petstore/core';
+import { type Database, andThen, isReplayed } from '@petstore/core';
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
@@ -90,7 +90,7 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
       // Only a mutation can be a replay; queries are passed through untouched.
       call: (call) => (operation, ctx, readInput) => {
         if (operation.type !== 'mutation') return call(operation, ctx, readInput);
-        return call(operation, ctx, readInput).then((result) => {
+        return andThen(call(operation, ctx, readInput), (result) => {
           if (isReplayed(result)) replays.inc();
           return result;
         });

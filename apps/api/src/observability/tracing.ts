@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { type Operation, type StatementObserver, operations } from '@petstore/core';
+import { type Operation, type StatementObserver, operations, settle } from '@petstore/core';
 import { type Tracer, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
@@ -94,7 +94,7 @@ const requestObserver = (tracer: Tracer): RequestObserver => ({
       `procedure ${name}`,
       { attributes: { 'rpc.system': 'trpc', 'rpc.method': name } },
       (span) =>
-        call(operation, ctx, readInput).then(
+        settle(() => call(operation, ctx, readInput)).then(
           (result) => {
             span.end();
             return result;

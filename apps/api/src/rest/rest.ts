@@ -65,20 +65,27 @@ export const createRestTransport = ({ admit, openApiJson, call = callOperation }
     return { status: reply.status, body: reply.body, headers: [...admitted, ...reply.headers, 'ETag', tag] };
   };
 
-  const run = async (exchange: Exchange, restOp: RestOperation, ctx: Context, readInput: () => unknown, search: string, admitted: FlatHeaders): Promise<Reply> => {
-    let result: unknown;
-    try {
-      result = await call(restOp.operation, ctx, readInput);
-    } catch (error) {
+  /** A call's answer, at once when the operation's is (a read on SQLite), otherwise once it settles. */
+  const run = (exchange: Exchange, restOp: RestOperation, ctx: Context, readInput: () => unknown, search: string, admitted: FlatHeaders): Reply | Promise<Reply> => {
+    const refused = (error: unknown): Reply => {
       if (!(error instanceof TRPCError)) throw error;
       const challenge = error.code === 'FORBIDDEN' ? ['WWW-Authenticate', insufficientScopeChallenge(restOp.meta.scope)] : [];
       return { error, headers: [...admitted, ...challenge] };
+    };
+    const answered = (result: unknown): Reply => {
+      const successReply = successReplies.get(restOp);
+      if (!successReply) throw new Error(`no success reply for ${restOp.name}`);
+      const reply = successReply(result, search);
+      if (restOp.method === 'GET') return conditional(exchange, ctx, reply, admitted);
+      return { ...reply, headers: admitted.length === 0 ? reply.headers : [...admitted, ...reply.headers] };
+    };
+    let result: unknown;
+    try {
+      result = call(restOp.operation, ctx, readInput);
+    } catch (error) {
+      return refused(error);
     }
-    const successReply = successReplies.get(restOp);
-    if (!successReply) throw new Error(`no success reply for ${restOp.name}`);
-    const reply = successReply(result, search);
-    if (restOp.method === 'GET') return conditional(exchange, ctx, reply, admitted);
-    return { ...reply, headers: admitted.length === 0 ? reply.headers : [...admitted, ...reply.headers] };
+    return result instanceof Promise ? result.then(answered, refused) : answered(result);
   };
 
   /** An admitted request: its route and method, then its operation; refused, its refusal. */

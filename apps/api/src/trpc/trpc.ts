@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { type Context, type Operation, callOperation, operations, toTrpcError } from '@petstore/core';
+import { type Context, type Operation, callOperation, operations, settle, toTrpcError } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Admit } from '../admission/admit.js';
 import { insufficientScopeChallenge } from '../admission/admit.js';
@@ -117,7 +117,7 @@ export const createTrpcTransport = ({ admit, allowMethodOverride, call = callOpe
     let challenge: FlatHeaders = [];
     const calls = await Promise.all(
       found.map((operation, index) =>
-        call(operation, ctx, () => inputOf(index)).then(
+        settle(() => call(operation, ctx, () => inputOf(index))).then(
           (data): CallOutcome => ({ data }),
           (cause: unknown): CallOutcome => {
             const error = toTrpcError(cause);

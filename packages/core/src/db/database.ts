@@ -1,4 +1,5 @@
 import type { ApiKeyEventName } from '../keys/events.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { NewPet, Pet, PetStatus } from '../pets/pet.js';
 
 /**
@@ -46,7 +47,8 @@ export type IdempotentOutcome =
   | { outcome: 'mismatch' };
 
 export interface PetRecords {
-  page(query: PetPageQuery): Promise<Pet[]>;
+  /** At once on SQLite, which reads without waiting. */
+  page(query: PetPageQuery): MaybePromise<Pet[]>;
   insert(pet: NewPet): Promise<Pet>;
   /**
    * Inserts the animal and the key's record in one transaction, unless the key already created
@@ -59,7 +61,8 @@ export interface PetRecords {
    * waiting for rows a request is writing; returns how many it deleted.
    */
   deleteExpiredIdempotencyRecords(before: Date, limit: number): Promise<number>;
-  findById(id: number): Promise<Pet | undefined>;
+  /** At once on SQLite, which reads without waiting. */
+  findById(id: number): MaybePromise<Pet | undefined>;
 }
 
 export interface ApiKeyRecord {

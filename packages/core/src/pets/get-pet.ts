@@ -1,4 +1,5 @@
 import { TRPCError } from '@trpc/server';
+import { andThen } from '../maybe-promise.js';
 import { defineQuery } from '../trpc.js';
 import { GetPetParams, Pet } from './pet.js';
 
@@ -28,9 +29,9 @@ export const getPet = defineQuery({
   },
   input: GetPetParams,
   output: Pet,
-  resolve: async ({ ctx, input }) => {
-    const pet = await ctx.db.pets.findById(input.petId);
-    if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No animal has id ${input.petId}.` });
-    return pet;
-  },
+  resolve: ({ ctx, input }) =>
+    andThen(ctx.db.pets.findById(input.petId), (pet) => {
+      if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No animal has id ${input.petId}.` });
+      return pet;
+    }),
 });

@@ -162,11 +162,11 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   );
 
   return {
-    page: async ({ afterId, status, take }) =>
+    page: ({ afterId, status, take }) =>
       status === undefined ? page.all({ afterId, take }) : pageWithStatus.all({ afterId, status, take }),
     insert: insertTogether,
     insertOnce: async (pet, once) => insertOnce.immediate(pet, once),
     deleteExpiredIdempotencyRecords: async (before, limit) => deleteExpired.run({ before: before.getTime(), limit }).changes,
-    findById: async (id) => findById.one({ id }),
+    findById: (id) => findById.one({ id }),
   };
 };

@@ -21,5 +21,5 @@ export const listPets = defineQuery({
   },
   input: ListPetsQuery,
   output: PetPage,
-  resolve: async ({ ctx, input }) => readPetPage(ctx.db.pets, input),
+  resolve: ({ ctx, input }) => readPetPage(ctx.db.pets, input),
 });
