@@ -11,7 +11,7 @@
 // All read a SQLite file of 10,000 animals and one key, made here by the bench's own seeding. Run from the repository, after the build
 // (`npx pnpm build`), from `bench/` so that its packages resolve:
 //   cd bench && node ../docs/decisions/measure/cpu-side-by-side.mjs ../docs/decisions/measure/features-floor-server.mjs bare features
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -34,13 +34,10 @@ const file = join(mkdtempSync(join(tmpdir(), 'features-floor-')), 'pets.db');
 const { apiKey: KEY } = await seedDatabase(file, 10_000);
 const byId = new BetterSqlite3(file).prepare('select id, name, category_id as categoryId, status from pets where id = ?');
 
-const held = Buffer.from(KEY);
-const holdsKey = (authorization) => {
-  const token = /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1];
-  if (token === undefined) return false;
-  const sent = Buffer.from(token);
-  return sent.length === held.length && timingSafeEqual(sent, held);
-};
+// The bench's own key check, which every peer and bare server runs, handed this key as the bench hands it.
+const { handedEnvironment } = await import(new URL('../../../bench/dist/targets/ready.js', import.meta.url).href);
+Object.assign(process.env, handedEnvironment({ file }, KEY));
+const { holdsKey } = await import(new URL('../../../bench/dist/targets/held-key.js', import.meta.url).href);
 const DEPRECATION = ['Deprecation', '@1795305600', 'Sunset', 'Thu, 05 Dec 2030 00:00:00 GMT', 'Link', '</v1/pets>; rel="successor-version"'];
 
 const bare = (req, res) => {

@@ -8,7 +8,7 @@
 //   redis     the service with its rate limit shared through Redis (BENCH_REDIS_URL), as the bench runs it
 // Run from the repository, after the build, from `bench/`:
 //   cd bench && node ../docs/decisions/measure/cpu-side-by-side.mjs ../docs/decisions/measure/postgres-floor-server.mjs bare storage service redis
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 
@@ -22,13 +22,10 @@ const { benchRedisUrl } = await import(new URL('../../../bench/dist/bench-settin
 const variant = process.argv[2];
 const seeded = await seedPostgres(10_000);
 const KEY = seeded.apiKey;
-const held = Buffer.from(KEY);
-const holdsKey = (authorization) => {
-  const token = /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1];
-  if (token === undefined) return false;
-  const sent = Buffer.from(token);
-  return sent.length === held.length && timingSafeEqual(sent, held);
-};
+// The bench's own key check, which every peer and bare server runs, handed this key as the bench hands it.
+const { handedEnvironment } = await import(new URL('../../../bench/dist/targets/ready.js', import.meta.url).href);
+Object.assign(process.env, handedEnvironment({ url: seeded.url }, KEY));
+const { holdsKey } = await import(new URL('../../../bench/dist/targets/held-key.js', import.meta.url).href);
 
 const listening = (findById) =>
   new Promise((resolve) => {
