@@ -11,13 +11,9 @@
 //
 // ROUNDS (default 7), SECONDS (3) and CONNECTIONS (16) tune it.
 import { fork } from 'node:child_process';
-import { cpuOf, load } from './keep-alive-load.mjs';
+import { cpuOf, load, serverAndVariants } from './keep-alive-load.mjs';
 
-const [serverModule, ...variants] = process.argv.slice(2);
-if (serverModule === undefined || variants.length === 0) {
-  console.error('usage: node cpu-per-request.mjs <server.mjs> <variant> <variant>...');
-  process.exit(2);
-}
+const { serverModule, variants } = serverAndVariants('cpu-per-request.mjs');
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const SECONDS = Number(process.env.SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);

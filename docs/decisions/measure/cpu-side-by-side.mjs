@@ -12,14 +12,10 @@
 //
 // SLICES (default 10), SECONDS (3) and CONNECTIONS (8 per variant) tune it. Needs `taskset`.
 import { execFileSync, fork } from 'node:child_process';
-import { cpuOf, load } from './keep-alive-load.mjs';
+import { cpuOf, load, serverAndVariants } from './keep-alive-load.mjs';
 import { availableParallelism } from 'node:os';
 
-const [serverModule, ...variants] = process.argv.slice(2);
-if (serverModule === undefined || variants.length === 0) {
-  console.error('usage: node cpu-side-by-side.mjs <server.mjs> <variant> <variant>...');
-  process.exit(2);
-}
+const { serverModule, variants } = serverAndVariants('cpu-side-by-side.mjs');
 const SLICES = Number(process.env.SLICES ?? 10);
 const SECONDS = Number(process.env.SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 8);

@@ -1,7 +1,17 @@
-// What both CPU harnesses share: asking a server for its CPU time, and sending its request over
-// keep-alive connections. A server speaks over IPC: `{ port, request }` once it listens, and its
-// `process.cpuUsage()` in answer to any message.
+// What both CPU harnesses share: their command line, asking a server for its CPU time, and sending
+// its request over keep-alive connections. A server speaks over IPC: `{ port, request }` once it
+// listens, and its `process.cpuUsage()` in answer to any message.
 import { Agent, request } from 'node:http';
+
+/** `<server.mjs> <variant> <variant>...` from the command line, or the usage and exit code 2. */
+export const serverAndVariants = (harness) => {
+  const [serverModule, ...variants] = process.argv.slice(2);
+  if (serverModule === undefined || variants.length === 0) {
+    console.error(`usage: node ${harness} <server.mjs> <variant> <variant>...`);
+    process.exit(2);
+  }
+  return { serverModule, variants };
+};
 
 /** The server's CPU time so far, user and system, in µs. */
 export const cpuOf = (server) =>
