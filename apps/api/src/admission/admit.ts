@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { ApiKeyPrincipal, ApiKeys, Context, Database } from '@petstore/core';
+import { type ApiKeyPrincipal, type ApiKeys, type Context, type Database, andThen } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { FlatHeaders } from '../exchange/exchange.js';
 import type { Quota, QuotaDecision } from './quota.js';
@@ -75,8 +75,7 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
   const spend = (req: IncomingMessage, authorization: string | undefined, principal: ApiKeyPrincipal | null, calls: number) => {
     if (!principal) return refuseKey(req, authorization);
     if (!keyQuota) return withQuota(req, principal, UNCOUNTED);
-    const decision = keyQuota.spend(String(principal.keyId), calls);
-    return decision instanceof Promise ? decision.then((decided) => withQuota(req, principal, decided)) : withQuota(req, principal, decision);
+    return andThen(keyQuota.spend(String(principal.keyId), calls), (decision) => withQuota(req, principal, decision));
   };
 
   const admit = (req: IncomingMessage, calls: number): Admission | Promise<Admission> => {

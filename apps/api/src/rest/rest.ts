@@ -1,5 +1,5 @@
 import { parse } from 'node:querystring';
-import { type Context, callOperation } from '@petstore/core';
+import { type Context, andThen, callOperation } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import { type Admission, type Admit, insufficientScopeChallenge } from '../admission/admit.js';
 import { type Exchange, type FlatHeaders, entityTag, isNotModified } from '../exchange/exchange.js';
@@ -121,9 +121,6 @@ export const createRestTransport = ({ admit, openApiJson, call = callOperation }
       return methodNotAllowed(req.method, url, 'GET, HEAD');
     }
 
-    const admission = admit(req, 1);
-    return admission instanceof Promise
-      ? admission.then((admitted) => answer(exchange, admitted, path, search, method))
-      : answer(exchange, admission, path, search, method);
+    return andThen(admit(req, 1), (admission) => answer(exchange, admission, path, search, method));
   };
 };

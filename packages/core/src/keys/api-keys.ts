@@ -130,6 +130,13 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
 
   const useIsNoted = (keyId: number, at: number) => at - (lastUseWritten.get(keyId) ?? 0) < LAST_USE_RESOLUTION_MS;
 
+  /** The key held for `token` while its hold lasts: its principal, null once it has expired; undefined when not held. */
+  const heldAt = (token: string, at: number): ApiKeyPrincipal | null | undefined => {
+    const kept = held.get(token);
+    if (!kept || at >= kept.until) return undefined;
+    return kept.expiresAt !== null && kept.expiresAt <= at ? null : kept.principal;
+  };
+
   /** Last use, to the minute: a write per request would cost more than it tells. */
   const noteUse = async (keyId: number, at: Date) => {
     if (useIsNoted(keyId, at.getTime())) return;
@@ -240,12 +247,9 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
      * use to write), which `authenticate` answers.
      */
     heldPrincipal(token: string): ApiKeyPrincipal | null | undefined {
-      const kept = held.get(token);
-      if (!kept) return undefined;
       const at = now().getTime();
-      if (at >= kept.until) return undefined;
-      if (kept.expiresAt !== null && kept.expiresAt <= at) return null;
-      return useIsNoted(kept.principal.keyId, at) ? kept.principal : undefined;
+      const principal = heldAt(token, at);
+      return principal && !useIsNoted(principal.keyId, at) ? undefined : principal;
     },
 
     /**
@@ -256,11 +260,10 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
      */
     async authenticate(token: string): Promise<ApiKeyPrincipal | null> {
       const at = now();
-      const kept = held.get(token);
-      if (kept && at.getTime() < kept.until) {
-        if (kept.expiresAt !== null && kept.expiresAt <= at.getTime()) return null;
-        await noteUse(kept.principal.keyId, at);
-        return kept.principal;
+      const kept = heldAt(token, at.getTime());
+      if (kept !== undefined) {
+        if (kept) await noteUse(kept.keyId, at);
+        return kept;
       }
       held.delete(token);
       const publicId = publicIdOf(token);
