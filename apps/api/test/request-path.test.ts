@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { it } from '../src/testing/index.js';
 
 /** The most files of apps/api and core a GET /v1/pets/{petId} may run code in (DEVELOPERS.md lists them). */
-const MAX_FILES_ON_THE_PATH = 13;
+const MAX_FILES_ON_THE_PATH = 14;
 
 /** Source files of the service, not the tests' own helpers. */
 const SERVICE_SOURCE = /\/(apps\/api|packages\/core)\/src\/(?!testing\/).*\.ts/;

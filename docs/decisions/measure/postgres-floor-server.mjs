@@ -4,6 +4,9 @@
 //   bare      the bench's bare node:http + pg server's get by id: a pool of 10, the named
 //             statement, the held key compared, the JSON body
 //   storage   bare's HTTP, with the service's storage (`openPostgresDatabase`, `pets.findById`)
+//   pipelined1, pipelined2, pipelined4
+//             bare, its statement sent on 1, 2 or 4 connections in pg's pipeline mode instead of
+//             through the pool
 //   service   the service itself, from its build, its rate limit counted in the process
 //   redis     the service with its rate limit shared through Redis (BENCH_REDIS_URL), as the bench runs it
 // Run from the repository, after the build, from `bench/`:
@@ -40,13 +43,14 @@ const listening = (findById) =>
     });
   });
 
+/** The bare server's one statement, as the bench's bare pg server sends it. */
+const BY_ID = 'select id, name, category_id as "categoryId", status from pets where id = $1';
 const bare = () => {
   pg.types.setTypeParser(pg.types.builtins.INT8, Number);
   const pool = new pg.Pool({ connectionString: seeded.url, max: 10 });
   // Dropping the database at the end ends its connections: not a failure of the measurement.
   pool.on('error', () => {});
-  const text = 'select id, name, category_id as "categoryId", status from pets where id = $1';
-  return listening(async (id) => (await pool.query({ name: 'by_id', text, values: [id] })).rows[0]);
+  return listening(async (id) => (await pool.query({ name: 'by_id', text: BY_ID, values: [id] })).rows[0]);
 };
 const storage = async () => {
   const db = await openPostgresDatabase(seeded.url);
@@ -58,7 +62,19 @@ const service = async (more = {}) => {
 };
 const redis = () => service({ REDIS_URL: benchRedisUrl(), REDIS_KEY_PREFIX: `measure:${randomBytes(6).toString('hex')}:` });
 
-const variants = { bare, storage, service: () => service(), redis };
+const pipelined = async (connections) => {
+  pg.types.setTypeParser(pg.types.builtins.INT8, Number);
+  const clients = [];
+  for (let index = 0; index < connections; index++) {
+    const client = new pg.Client({ connectionString: seeded.url, pipeline: true });
+    client.on('error', () => {});
+    await client.connect();
+    clients.push(client);
+  }
+  let next = 0;
+  return listening(async (id) => (await clients[next++ % connections].query({ name: 'by_id', text: BY_ID, values: [id] })).rows[0]);
+};
+const variants = { pipelined1: () => pipelined(1), pipelined2: () => pipelined(2), pipelined4: () => pipelined(4), bare, storage, service: () => service(), redis };
 const start = variants[variant];
 if (!start) throw new Error(`no variant ${variant}; one of ${Object.keys(variants).join(', ')}`);
 const port = await start();

@@ -60,13 +60,15 @@ const observed = (query: Query, observe: StatementObserver): Query =>
   };
 
 /**
- * Statements sent through the pool (`pool.query`, what Drizzle uses outside transactions) and
- * through a client checked out with `pool.connect()` (Drizzle's transactions). The statement is
+ * Statements sent through the pool (`pool.query`, what Drizzle uses outside transactions), through
+ * a client checked out with `pool.connect()` (Drizzle's transactions) and through the pipelined
+ * reads. The statement is
  * observed where it is called, so its span is the caller's child even when it waits for a connection.
  */
-export const observePostgresStatements = (pool: pg.Pool, observe: StatementObserver): void => {
+export const observePostgresStatements = (pool: pg.Pool, observe: StatementObserver, reads?: Pick<pg.Pool, 'query'>): void => {
   const wrapped = new WeakSet<object>();
   pool.query = observed(pool.query.bind(pool), observe) as typeof pool.query;
+  if (reads) reads.query = observed(reads.query.bind(reads), observe) as typeof reads.query;
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
   pool.connect = ((...args: unknown[]) => {
     if (args.length > 0) return connect(...args);

@@ -8,6 +8,7 @@ import { type StatementObserver, observePostgresStatements } from '../statement-
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
 import { createPostgresApiKeyRecords } from './api-key-records.js';
 import { createPostgresPetRecords } from './pet-records.js';
+import { openPipelinedReads } from './pipelined-reads.js';
 import { endStalledConnections } from './stalled-connections.js';
 import * as schema from './schema.js';
 
@@ -44,7 +45,8 @@ export interface PostgresOptions {
 }
 
 /**
- * Connects a pool to `url` and brings the database to the latest migration. Several instances
+ * Connects a pool to `url` (writes, transactions, everything but the reads on the request path,
+ * which share pipelined connections of their own: pipelined-reads.ts) and brings the database to the latest migration. Several instances
  * starting at once each take a session advisory lock first, so exactly one migrates and the others
  * find the work done.
  */
@@ -56,14 +58,15 @@ export const openPostgresDatabase = async (
   // /readyz instead of holding them open forever, pg's default), and for each statement, on the
   // server (statement_timeout) and, should the network itself stall, in the client (a connection
   // in use that stays silent a little longer, so that the server's own cancellation comes first).
-  const pool = new pg.Pool({
+  const connections: pg.ClientConfig = {
     connectionString: url,
-    max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
     types: INT8_AS_NUMBER,
-  });
-  endStalledConnections(pool, timeouts.statementMs + STALL_MARGIN_MS);
+  };
+  const silentMs = timeouts.statementMs + STALL_MARGIN_MS;
+  const pool = new pg.Pool({ ...connections, max: poolSize });
+  endStalledConnections(pool, silentMs);
   pool.on('error', onConnectionError);
   // A connection that breaks while checked out between two statements (inside a transaction, say)
   // would emit an error nobody listens to, which ends the process; its statement fails instead.
@@ -82,11 +85,12 @@ export const openPostgresDatabase = async (
     throw error;
   }
   client.release();
-  if (onStatement) observePostgresStatements(pool, onStatement);
+  const reads = openPipelinedReads({ config: connections, silentMs, onConnectionError });
+  if (onStatement) observePostgresStatements(pool, onStatement, reads);
 
   const db = drizzle({ client: pool, schema });
   return {
-    pets: createPostgresPetRecords(db),
+    pets: createPostgresPetRecords(db, reads),
     apiKeys: createPostgresApiKeyRecords(db),
     ping: async () => {
       await pool.query('select 1');
@@ -96,7 +100,7 @@ export const openPostgresDatabase = async (
       // pool.end() waits for every checked-out client; one that a broken connection left checked
       // out would hold a shutdown forever. It waits at most what a query may take.
       const bound = timeouts.connectMs + timeouts.statementMs + STALL_MARGIN_MS;
-      await Promise.race([pool.end(), sleep(bound, undefined, { ref: false })]);
+      await Promise.race([Promise.all([pool.end(), reads.close()]), sleep(bound, undefined, { ref: false })]);
     },
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };

@@ -179,7 +179,8 @@ export const petQueries = (db: NodePgDatabase<typeof schema>) => ({
   findRecords: FIND_RECORDS,
 });
 
-export const createPostgresPetRecords = (db: PostgresDrizzle): PetRecords => {
+/** `reads`: where the request path's reads go (the pipelined reads); everything else uses the pool. */
+export const createPostgresPetRecords = (db: PostgresDrizzle, reads: Queryable): PetRecords => {
   const pool = db.$client;
   const queries = petQueries(db);
   // Named statements: each connection plans them once.
@@ -195,7 +196,7 @@ export const createPostgresPetRecords = (db: PostgresDrizzle): PetRecords => {
 
   return {
     page: ({ afterId, status, take }) =>
-      status === undefined ? page(pool, { afterId, take }) : pageWithStatus(pool, { afterId, status, take }),
+      status === undefined ? page(reads, { afterId, take }) : pageWithStatus(reads, { afterId, status, take }),
     insert: async (pet) => {
       const created = await create({ pet });
       if (created.outcome !== 'created') throw new Error('a create without a key was not created');
@@ -205,6 +206,6 @@ export const createPostgresPetRecords = (db: PostgresDrizzle): PetRecords => {
     // creates; a later one, on any instance, reads its committed record and replays.
     insertOnce: (pet, once) => create({ pet, once }),
     deleteExpiredIdempotencyRecords: async (before, limit) => (await deleteExpired.execute({ before, limit })).rowCount ?? 0,
-    findById: async (id) => (await findById(pool, { id }))[0],
+    findById: async (id) => (await findById(reads, { id }))[0],
   };
 };

@@ -5,24 +5,29 @@ import type pg from 'pg';
 export const STALLED_MESSAGE = 'Query read timeout: no answer from PostgreSQL';
 
 /** pg's own flag, false from a statement's dispatch until the server says it is ready again; untyped in @types/pg. */
-type WithReadiness = pg.PoolClient & { readyForQuery?: boolean };
+type WithReadiness = pg.Client & { readyForQuery?: boolean; connection: { stream: unknown } };
 
 /**
- * Ends a connection whose statement has had no answer for `silentMs` without a byte in either
- * direction, so a statement on a network that stalls fails instead of waiting forever. The server's
- * `statement_timeout` answers a slow statement before then, and a connection with nothing in flight
- * (idle in the pool, or between two statements of a transaction) may stay silent. One idle timer
- * per socket, refreshed by its own traffic, instead of pg's `query_timeout`, which arms a timer per
+ * Ends `client`'s connection once a statement has had no answer for `silentMs` without a byte in
+ * either direction, so a statement on a network that stalls fails instead of waiting forever. The
+ * server's `statement_timeout` answers a slow statement before then, and a connection with nothing
+ * in flight (idle, or between two statements of a transaction) may stay silent. One idle timer per
+ * socket, refreshed by its own traffic, instead of pg's `query_timeout`, which arms a timer per
  * query that holds the query and its rows (docs/decisions has what that cost). Nothing here runs
  * per statement; the outage test stalls a connection to hold the rule.
  */
+export const endWhenStalled = (client: pg.Client, silentMs: number): void => {
+  const socket = (client as WithReadiness).connection.stream;
+  if (!(socket instanceof Socket)) return;
+  socket.setTimeout(silentMs);
+  socket.on('timeout', () => {
+    if ((client as WithReadiness).readyForQuery === false) socket.destroy(new Error(STALLED_MESSAGE));
+  });
+};
+
+/** `endWhenStalled` for every connection the pool opens. */
 export const endStalledConnections = (pool: pg.Pool, silentMs: number): void => {
-  pool.on('connect', (client: WithReadiness) => {
-    const socket = client.connection.stream;
-    if (!(socket instanceof Socket)) return;
-    socket.setTimeout(silentMs);
-    socket.on('timeout', () => {
-      if (client.readyForQuery === false) socket.destroy(new Error(STALLED_MESSAGE));
-    });
+  pool.on('connect', (client) => {
+    endWhenStalled(client, silentMs);
   });
 };

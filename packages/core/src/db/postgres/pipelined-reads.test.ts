@@ -1,0 +1,104 @@
+import pg from 'pg';
+import { describe, expect, vi } from 'vitest';
+import type { Pet } from '../../pets/pet.js';
+import { it } from '../../testing/fixtures.js';
+import { isStorageUnavailable } from '../storage-unavailable.js';
+import { openPostgresDatabase } from './open-postgres-database.js';
+import { READS_APPLICATION_NAME, READ_CONNECTIONS, openPipelinedReads } from './pipelined-reads.js';
+
+/** Connections to `url`'s database the reads hold now, as PostgreSQL sees them. */
+const readConnections = async (url: string) => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ pid: number; state: string }>(
+    'select pid, state from pg_stat_activity where datname = current_database() and application_name = $1',
+    [READS_APPLICATION_NAME],
+  );
+  await client.end();
+  return rows;
+};
+
+const terminate = async (url: string, pids: number[]) => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [pids]);
+  await client.end();
+};
+
+describe('PostgreSQL reads on pipelined connections', () => {
+  it('answer many reads at once, each with its own rows, on no more than their own connections', async ({ scratchPostgres: { url } }) => {
+    const db = await openPostgresDatabase(url, { poolSize: 2 });
+    const created: Pet[] = [];
+    for (let index = 0; index < 40; index++) created.push(await db.pets.insert({ name: `pet ${String(index)}`, categoryId: index, status: 'available' }));
+    // 200 reads in one turn: more than the pool could lend connections to, all in flight together.
+    const reading = Promise.all(
+      Array.from({ length: 200 }, (_, index) => {
+        const pet = created[index % created.length];
+        if (!pet) throw new Error('no pet');
+        return Promise.resolve(index % 2 === 0 ? db.pets.findById(pet.id) : db.pets.page({ afterId: pet.id - 1, take: 2 }));
+      }),
+    );
+    // None waits for the pool.
+    expect(db.poolUse?.()).toMatchObject({ waiting: 0 });
+    const reads = await reading;
+    reads.forEach((read, index) => {
+      const pet = created[index % created.length];
+      if (index % 2 === 0) expect(read).toEqual(pet);
+      else expect((read as unknown[])[0]).toEqual(pet);
+    });
+    expect((await readConnections(url)).length).toBe(READ_CONNECTIONS);
+    await db.close();
+    expect(await readConnections(url)).toEqual([]);
+  });
+
+  it('fail the reads a broken connection carried as unavailable, and open a new one for the next', async ({ scratchPostgres: { url } }) => {
+    const db = await openPostgresDatabase(url, { poolSize: 2 });
+    const rex = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'sold' });
+    await Promise.all(Array.from({ length: READ_CONNECTIONS }, async () => db.pets.findById(rex.id)));
+    const before = await readConnections(url);
+    await terminate(url, before.map(({ pid }) => pid));
+    // The reads a connection carried when it ended fail as a 503 would.
+    const after = await Promise.allSettled(Array.from({ length: READ_CONNECTIONS * 2 }, async () => db.pets.findById(rex.id)));
+    for (const outcome of after) if (outcome.status === 'rejected') expect(isStorageUnavailable(outcome.reason)).toBe(true);
+    // Once each has learned of its end (the server's notice comes just before the socket closes), its slot opens a new one.
+    await vi.waitFor(
+      async () => {
+        const again = await Promise.all(Array.from({ length: READ_CONNECTIONS }, async () => db.pets.findById(rex.id)));
+        expect(again).toEqual(Array.from({ length: READ_CONNECTIONS }, () => rex));
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+    const reopened = await readConnections(url);
+    expect(reopened.length).toBe(READ_CONNECTIONS);
+    expect(reopened.map(({ pid }) => pid).filter((pid) => before.some((old) => old.pid === pid))).toEqual([]);
+    await db.close();
+  });
+
+  it('fail a read as unavailable when no connection can be opened, and succeed once one can', async ({ scratchPostgres: { url } }) => {
+    const unreachable = new URL(url);
+    unreachable.port = '1';
+    const reads = openPipelinedReads({ config: { connectionString: unreachable.href, connectionTimeoutMillis: 1_000 }, silentMs: 2_000, onConnectionError: () => undefined });
+    const refused = await reads.query('select 1').then(() => undefined, (error: unknown) => error);
+    expect(isStorageUnavailable(refused)).toBe(true);
+    await reads.close();
+    const reachable = openPipelinedReads({ config: { connectionString: url }, silentMs: 2_000, onConnectionError: () => undefined });
+    await expect(reachable.query('select 1 as one')).resolves.toMatchObject({ rows: [{ one: 1 }] });
+    await reachable.close();
+  });
+
+  it('keep a failing statement to itself: the reads behind it on the same connection are answered', async ({ scratchPostgres: { url } }) => {
+    const reads = openPipelinedReads({ config: { connectionString: url, statement_timeout: 200 }, silentMs: 2_000, onConnectionError: () => undefined });
+    // Every READ_CONNECTIONS-th statement shares a connection: the slow one's neighbours follow it there.
+    const outcomes = await Promise.allSettled([
+      reads.query('select pg_sleep(1)'),
+      ...Array.from({ length: READ_CONNECTIONS * 3 }, (_, index) => reads.query('select $1::int as n', [index])),
+    ]);
+    const [slow, ...rest] = outcomes;
+    expect(slow.status).toBe('rejected');
+    if (slow.status === 'rejected') expect(isStorageUnavailable(slow.reason)).toBe(true);
+    expect(rest.map((outcome): unknown => (outcome.status === 'fulfilled' ? (outcome.value.rows[0] as { n: number }).n : outcome.reason))).toEqual(
+      Array.from({ length: READ_CONNECTIONS * 3 }, (_, index) => index),
+    );
+    await reads.close();
+  });
+});

@@ -1,0 +1,96 @@
+import pg from 'pg';
+import { endWhenStalled } from './stalled-connections.js';
+
+/**
+ * Connections each instance keeps for reads besides its pool. Two let PostgreSQL run two reads at
+ * once (on two cores) while each connection carries many; one more would cost the service CPU per
+ * read for no gain on the machines measured (docs/decisions).
+ */
+export const READ_CONNECTIONS = 2;
+
+/** How the reads' connections show in `pg_stat_activity`. */
+export const READS_APPLICATION_NAME = 'petstore-reads';
+
+export interface PipelinedReadsOptions {
+  /** The pool's own settings: address, timeouts, type parsers. */
+  config: pg.ClientConfig;
+  /** How long a connection with a statement in flight may stay silent before it is ended. */
+  silentMs: number;
+  /** Told when a connection breaks; the next read opens a new one. */
+  onConnectionError: (error: Error) => void;
+}
+
+export interface PipelinedReads {
+  /** Sends one statement on one of the connections, behind whatever that connection already carries. */
+  query: pg.Pool['query'];
+  close(): Promise<void>;
+}
+
+/**
+ * Reads of one statement each (an animal by id, a page) on a few connections in pg's pipeline
+ * mode: a statement is written as soon as it is asked for, without waiting for the ones before it
+ * on the same connection to be answered, and answers that arrive together are read together. A
+ * pool lends a connection to one statement at a time, so under load most reads wait in its queue
+ * and each costs its own write, read and wake-up (docs/decisions has the figures). Writes and
+ * transactions stay on the pool: a transaction cannot share its connection.
+ *
+ * The connections are opened at once. One that breaks fails the statements it carries (a 503 each,
+ * storage-unavailable.ts), and the next read on its slot opens a new one; a connection that cannot
+ * be opened fails the reads that waited for it.
+ */
+export const openPipelinedReads = ({ config, silentMs, onConnectionError }: PipelinedReadsOptions): PipelinedReads => {
+  /** Per slot: its connection once open, or the promise of it while it opens. */
+  const ready: (pg.Client | undefined)[] = [];
+  const opening: (Promise<pg.Client> | undefined)[] = [];
+  const open = new Set<pg.Client>();
+  let next = 0;
+  let closed = false;
+
+  const connect = (slot: number): Promise<pg.Client> => {
+    const client = new pg.Client({ ...config, application_name: READS_APPLICATION_NAME, pipeline: true });
+    const forget = () => {
+      open.delete(client);
+      if (ready[slot] === client) ready[slot] = undefined;
+      if (opening[slot] === connecting) opening[slot] = undefined;
+    };
+    client.on('error', (error) => {
+      forget();
+      onConnectionError(error);
+    });
+    client.on('end', forget);
+    open.add(client);
+    const connecting = client.connect().then(
+      () => {
+        endWhenStalled(client, silentMs);
+        if (opening[slot] === connecting) ready[slot] = client;
+        return client;
+      },
+      (error: unknown) => {
+        forget();
+        throw error;
+      },
+    );
+    opening[slot] = connecting;
+    return connecting;
+  };
+
+  const query = ((...args: unknown[]) => {
+    if (closed) return Promise.reject(new Error('Client was closed and is not queryable'));
+    const slot = next;
+    next = (next + 1) % READ_CONNECTIONS;
+    const client = ready[slot];
+    if (client) return (client.query as (...a: unknown[]) => unknown)(...args);
+    return (opening[slot] ?? connect(slot)).then((opened) => (opened.query as (...a: unknown[]) => unknown)(...args));
+  }) as pg.Pool['query'];
+
+  // Opened now, so that no request waits for one; one that fails is opened again by the next read.
+  for (let slot = 0; slot < READ_CONNECTIONS; slot++) connect(slot).catch(() => undefined);
+
+  return {
+    query,
+    close: async () => {
+      closed = true;
+      await Promise.allSettled([...open].map((client) => client.end()));
+    },
+  };
+};
