@@ -46,9 +46,9 @@ export interface PostgresOptions {
 
 /**
  * Connects a pool to `url` (writes, transactions, everything but the reads on the request path,
- * which share pipelined connections of their own: pipelined-reads.ts) and brings the database to the latest migration. Several instances
- * starting at once each take a session advisory lock first, so exactly one migrates and the others
- * find the work done.
+ * which share pipelined connections of their own: pipelined-reads.ts) and brings the database to
+ * the latest migration. Several instances starting at once each take a session advisory lock
+ * first, so exactly one migrates and the others find the work done.
  */
 export const openPostgresDatabase = async (
   url: string,

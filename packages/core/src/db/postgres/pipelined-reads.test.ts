@@ -10,8 +10,8 @@ import { READS_APPLICATION_NAME, READ_CONNECTIONS, openPipelinedReads } from './
 const readConnections = async (url: string) => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const { rows } = await client.query<{ pid: number; state: string }>(
-    'select pid, state from pg_stat_activity where datname = current_database() and application_name = $1',
+  const { rows } = await client.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and application_name = $1',
     [READS_APPLICATION_NAME],
   );
   await client.end();
@@ -74,16 +74,13 @@ describe('PostgreSQL reads on pipelined connections', () => {
     await db.close();
   });
 
-  it('fail a read as unavailable when no connection can be opened, and succeed once one can', async ({ scratchPostgres: { url } }) => {
+  it('fail a read as unavailable when no connection can be opened', async ({ scratchPostgres: { url } }) => {
     const unreachable = new URL(url);
     unreachable.port = '1';
     const reads = openPipelinedReads({ config: { connectionString: unreachable.href, connectionTimeoutMillis: 1_000 }, silentMs: 2_000, onConnectionError: () => undefined });
     const refused = await reads.query('select 1').then(() => undefined, (error: unknown) => error);
     expect(isStorageUnavailable(refused)).toBe(true);
     await reads.close();
-    const reachable = openPipelinedReads({ config: { connectionString: url }, silentMs: 2_000, onConnectionError: () => undefined });
-    await expect(reachable.query('select 1 as one')).resolves.toMatchObject({ rows: [{ one: 1 }] });
-    await reachable.close();
   });
 
   it('keep a failing statement to itself: the reads behind it on the same connection are answered', async ({ scratchPostgres: { url } }) => {
