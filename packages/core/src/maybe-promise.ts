@@ -9,6 +9,24 @@ export type MaybePromise<T> = T | Promise<T>;
 export const andThen = <T, R>(value: MaybePromise<T>, next: (settled: T) => MaybePromise<R>): MaybePromise<R> =>
   value instanceof Promise ? value.then(next) : next(value);
 
+/**
+ * `run()`'s value through `next`, or its failure, thrown or rejected, through `failed`: at once when
+ * `run` answers at once. A failure of `next` is not `failed`'s.
+ */
+export const attempt = <T, R>(
+  run: () => MaybePromise<T>,
+  next: (value: T) => MaybePromise<R>,
+  failed: (error: unknown) => MaybePromise<R>,
+): MaybePromise<R> => {
+  let value: MaybePromise<T>;
+  try {
+    value = run();
+  } catch (error) {
+    return failed(error);
+  }
+  return value instanceof Promise ? value.then(next, failed) : next(value);
+};
+
 /** `run()`'s outcome as a promise, whether it returned a value, a promise or threw. */
 export const settle = <T>(run: () => MaybePromise<T>): Promise<T> =>
   new Promise((resolve) => {

@@ -6,7 +6,7 @@ import { toTrpcError } from './db/storage-unavailable.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
 import type { ApiKeyScope } from './keys/scopes.js';
 import { toTrpcErrorShape } from './error-body.js';
-import { type MaybePromise, andThen } from './maybe-promise.js';
+import { type MaybePromise, andThen, attempt } from './maybe-promise.js';
 
 export interface Context {
   db: Database;
@@ -99,22 +99,16 @@ export interface OperationDefinition<Input extends z.ZodType, Result> {
   resolve(this: void, opts: { ctx: AuthedContext; input: z.output<Input> }): MaybePromise<Result>;
 }
 
+const asItIs = <T>(value: T): T => value;
+const rethrownAsTrpcError = (cause: unknown): never => {
+  throw toTrpcError(cause);
+};
+
 /** Any store error a resolver meets is a TRPCError by the time a transport sees it (503 for an unavailable database). */
 const guarded =
   <Input extends z.ZodType, Result>(resolve: OperationDefinition<Input, Result>['resolve']) =>
-  (opts: { ctx: AuthedContext; input: z.output<Input> }): MaybePromise<Result> => {
-    let result: MaybePromise<Result>;
-    try {
-      result = resolve(opts);
-    } catch (cause) {
-      throw toTrpcError(cause);
-    }
-    return result instanceof Promise
-      ? result.catch((cause: unknown) => {
-          throw toTrpcError(cause);
-        })
-      : result;
-  };
+  (opts: { ctx: AuthedContext; input: z.output<Input> }): MaybePromise<Result> =>
+    attempt(() => resolve(opts), asItIs, rethrownAsTrpcError);
 
 /**
  * The result schema tRPC is given: the component's type, described by reference. tRPC would check

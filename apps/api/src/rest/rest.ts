@@ -1,5 +1,5 @@
 import { parse } from 'node:querystring';
-import { type Context, andThen, callOperation } from '@petstore/core';
+import { type Context, andThen, attempt, callOperation } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import { type Admission, type Admit, insufficientScopeChallenge } from '../admission/admit.js';
 import { type Exchange, type FlatHeaders, entityTag, isNotModified } from '../exchange/exchange.js';
@@ -79,13 +79,7 @@ export const createRestTransport = ({ admit, openApiJson, call = callOperation }
       if (restOp.method === 'GET') return conditional(exchange, ctx, reply, admitted);
       return { ...reply, headers: admitted.length === 0 ? reply.headers : [...admitted, ...reply.headers] };
     };
-    let result: unknown;
-    try {
-      result = call(restOp.operation, ctx, readInput);
-    } catch (error) {
-      return refused(error);
-    }
-    return result instanceof Promise ? result.then(answered, refused) : answered(result);
+    return attempt(() => call(restOp.operation, ctx, readInput), answered, refused);
   };
 
   /** An admitted request: its route and method, then its operation; refused, its refusal. */

@@ -62,8 +62,8 @@ const observed = (query: Query, observe: StatementObserver): Query =>
 /**
  * Statements sent through the pool (`pool.query`, what Drizzle uses outside transactions), through
  * a client checked out with `pool.connect()` (Drizzle's transactions) and through the pipelined
- * reads. The statement is
- * observed where it is called, so its span is the caller's child even when it waits for a connection.
+ * reads. The statement is observed where it is called, so its span is the caller's child even when
+ * it waits for a connection.
  */
 export const observePostgresStatements = (pool: pg.Pool, observe: StatementObserver, reads?: Pick<pg.Pool, 'query'>): void => {
   const wrapped = new WeakSet<object>();

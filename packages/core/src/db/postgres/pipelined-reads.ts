@@ -74,13 +74,13 @@ export const openPipelinedReads = ({ config, silentMs, onConnectionError }: Pipe
     return connecting;
   };
 
+  const send = (client: pg.Client, args: unknown[]) => (client.query as (...a: unknown[]) => unknown)(...args);
   const query = ((...args: unknown[]) => {
     if (closed) return Promise.reject(new Error('Client was closed and is not queryable'));
     const slot = next;
     next = (next + 1) % READ_CONNECTIONS;
     const client = ready[slot];
-    if (client) return (client.query as (...a: unknown[]) => unknown)(...args);
-    return (opening[slot] ?? connect(slot)).then((opened) => (opened.query as (...a: unknown[]) => unknown)(...args));
+    return client ? send(client, args) : (opening[slot] ?? connect(slot)).then((opened) => send(opened, args));
   }) as pg.Pool['query'];
 
   // Opened now, so that no request waits for one; one that fails is opened again by the next read.

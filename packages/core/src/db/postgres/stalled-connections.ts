@@ -5,7 +5,7 @@ import type pg from 'pg';
 export const STALLED_MESSAGE = 'Query read timeout: no answer from PostgreSQL';
 
 /** pg's own flag, false from a statement's dispatch until the server says it is ready again; untyped in @types/pg. */
-type WithReadiness = pg.Client & { readyForQuery?: boolean; connection: { stream: unknown } };
+type WithReadiness = pg.Client & { readyForQuery?: boolean };
 
 /**
  * Ends `client`'s connection once a statement has had no answer for `silentMs` without a byte in
@@ -17,7 +17,7 @@ type WithReadiness = pg.Client & { readyForQuery?: boolean; connection: { stream
  * per statement; the outage test stalls a connection to hold the rule.
  */
 export const endWhenStalled = (client: pg.Client, silentMs: number): void => {
-  const socket = (client as WithReadiness).connection.stream;
+  const socket = client.connection.stream;
   if (!(socket instanceof Socket)) return;
   socket.setTimeout(silentMs);
   socket.on('timeout', () => {
