@@ -1,0 +1,62 @@
+// Runs after every `pnpm install` of the workspace (the root's `postinstall`). The service needs the
+// Node its `engines` names; a machine whose own Node is older (Node 20, past its end of life, is
+// what some machines still have) gets the recommended one, Node's official build as the npm
+// registry serves it, checked against the integrity its lockfile pins, and linked as
+// node_modules/.bin/node. pnpm's own launcher in node_modules/.bin runs on that node when it is
+// there, and puts node_modules/.bin first on PATH for every script, so each `npx pnpm …` of this
+// checkout then runs on it. On a machine with a Node that is new enough, the link is removed and
+// that Node runs everything.
+import { execFileSync } from 'node:child_process';
+import { lstatSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const RECOMMENDED = fileURLToPath(new URL('./24', import.meta.url));
+const LINK = join(ROOT, 'node_modules', '.bin', 'node');
+
+const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
+
+/** The oldest major version `engines.node` (">=22") accepts. */
+const requiredMajor = () => {
+  const range = readJson(join(ROOT, 'package.json')).engines.node;
+  const major = /^>=\s*(\d+)/.exec(range)?.[1];
+  if (major === undefined) throw new Error(`engines.node is "${range}"; expected ">=<major>"`);
+  return Number(major);
+};
+
+const isLink = (path) => {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+};
+
+const required = requiredMajor();
+const running = Number(process.versions.node.split('.')[0]);
+if (running >= required) {
+  if (isLink(LINK)) rmSync(LINK);
+  process.exit(0);
+}
+
+const build = `node-${process.platform}-${process.arch}`;
+const { optionalDependencies } = readJson(join(RECOMMENDED, 'package.json'));
+const version = optionalDependencies[build];
+if (version === undefined) {
+  console.error(`Petstore needs Node ${required} or later; this machine runs ${process.version}. The npm registry has no official build for ${process.platform}-${process.arch} to bring: install Node 24 and run the install again.`);
+  process.exit(1);
+}
+
+// npm's own variables from pnpm's run would change what npm ci does; the registry and cache stay.
+const KEPT = new Set(['npm_config_registry', 'npm_config_cache', 'npm_config_userconfig']);
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_') || KEPT.has(name.toLowerCase())));
+execFileSync('npm', ['ci', '--prefix', RECOMMENDED, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: ['ignore', 'inherit', 'inherit'], env });
+
+const binary = join(RECOMMENDED, 'node_modules', build, 'bin', 'node');
+if (isLink(LINK)) rmSync(LINK);
+symlinkSync(relative(dirname(LINK), binary), LINK);
+const brought = execFileSync(LINK, ['--version'], { encoding: 'utf8' }).trim();
+console.log(
+  `This machine runs Node ${process.version}; Petstore needs ${required} or later. Node ${brought} is now in ${relative(ROOT, dirname(LINK))}, from the npm registry (${build}@${version}), and every \`npx pnpm …\` of this checkout runs on it.`,
+);
