@@ -1,5 +1,6 @@
 // Runs after every `pnpm install` of the workspace (the root's `postinstall`). The service needs the
-// Node its `engines` names; a machine whose own Node is older (Node 20, past its end of life, is
+// Node its `engines` names; a machine whose own Node (the first on its PATH outside this checkout)
+// is older (Node 20, past its end of life, is
 // what some machines still have) gets the recommended one, Node's official build as the npm
 // registry serves it, checked against the integrity its lockfile pins, and linked as
 // node_modules/.bin/node. pnpm's own launcher in node_modules/.bin runs on that node when it is
@@ -7,8 +8,8 @@
 // checkout then runs on it. On a machine with a Node that is new enough, the link is removed and
 // that Node runs everything.
 import { execFileSync } from 'node:child_process';
-import { lstatSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { accessSync, constants, lstatSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,9 +34,34 @@ const isLink = (path) => {
   }
 };
 
+/**
+ * The version of the machine's own Node: the first on PATH outside this checkout. This script may
+ * itself run on the Node it brought (pnpm puts node_modules/.bin first), which says nothing of the
+ * machine's.
+ */
+const machineNodeVersion = () => {
+  const inside = (folder) => {
+    try {
+      return realpathSync(folder).startsWith(realpathSync(ROOT));
+    } catch {
+      return true;
+    }
+  };
+  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
+    if (folder === '' || inside(folder)) continue;
+    try {
+      accessSync(join(folder, 'node'), constants.X_OK);
+    } catch {
+      continue;
+    }
+    return execFileSync(join(folder, 'node'), ['--version'], { encoding: 'utf8' }).trim();
+  }
+  return process.version;
+};
+
 const required = requiredMajor();
-const running = Number(process.versions.node.split('.')[0]);
-if (running >= required) {
+const machine = machineNodeVersion();
+if (Number(machine.slice(1).split('.')[0]) >= required) {
   if (isLink(LINK)) rmSync(LINK);
   process.exit(0);
 }
@@ -44,7 +70,7 @@ const build = `node-${process.platform}-${process.arch}`;
 const { optionalDependencies } = readJson(join(RECOMMENDED, 'package.json'));
 const version = optionalDependencies[build];
 if (version === undefined) {
-  console.error(`Petstore needs Node ${required} or later; this machine runs ${process.version}. The npm registry has no official build for ${process.platform}-${process.arch} to bring: install Node 24 and run the install again.`);
+  console.error(`Petstore needs Node ${required} or later; this machine runs ${machine}. The npm registry has no official build for ${process.platform}-${process.arch} to bring: install Node 24 and run the install again.`);
   process.exit(1);
 }
 
@@ -58,5 +84,5 @@ if (isLink(LINK)) rmSync(LINK);
 symlinkSync(relative(dirname(LINK), binary), LINK);
 const brought = execFileSync(LINK, ['--version'], { encoding: 'utf8' }).trim();
 console.log(
-  `This machine runs Node ${process.version}; Petstore needs ${required} or later. Node ${brought} is now in ${relative(ROOT, dirname(LINK))}, from the npm registry (${build}@${version}), and every \`npx pnpm …\` of this checkout runs on it.`,
+  `This machine runs Node ${machine}; Petstore needs ${required} or later. Node ${brought} is now in ${relative(ROOT, dirname(LINK))}, from the npm registry (${build}@${version}), and every \`npx pnpm …\` of this checkout runs on it.`,
 );
