@@ -1,8 +1,7 @@
 # The service as one image: `docker build -t petstore .`, run by docker-compose.yml.
 
-FROM node:20-bookworm-slim AS build
-# better-sqlite3 compiles from source when no prebuilt binary can be fetched.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# Node 24, the LTS CI proves (.nvmrc). SQLite's driver comes prebuilt in its package: no compiler.
+FROM node:24-bookworm-slim AS build
 RUN npm install --global pnpm@10.34.9
 WORKDIR /src
 COPY . .
@@ -10,7 +9,7 @@ RUN pnpm install --frozen-lockfile \
  && pnpm --filter @petstore/api... build \
  && pnpm --filter @petstore/api deploy --prod --legacy /service
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 PETSTORE_DB=/data/petstore.db
 WORKDIR /service
 COPY --from=build /service .

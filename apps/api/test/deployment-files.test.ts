@@ -18,6 +18,9 @@ interface ComposeService {
 }
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> };
 const dockerfile = read('Dockerfile');
+/** The Node CI runs the full check on and the production image is built from. */
+const RECOMMENDED = read('.nvmrc').trim();
+const RECOMMENDED_MAJOR = RECOMMENDED.split('.')[0] ?? '';
 const startScript = (JSON.parse(readFileSync(join(API_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
 
 const instruction = (name: string) =>
@@ -33,10 +36,27 @@ describe('the Dockerfile', () => {
     expect(read('docs', 'operating.md')).toContain(startScript);
   });
 
-  it('builds on Node 20 and listens where it says', () => {
-    expect(instruction('FROM').every((from) => from.startsWith('node:20'))).toBe(true);
+  it('builds and runs on the Node CI proves, and listens where it says', () => {
+    expect(instruction('FROM').map((from) => from.split(' ')[0])).toEqual([`node:${RECOMMENDED_MAJOR}-bookworm-slim`, `node:${RECOMMENDED_MAJOR}-bookworm-slim`]);
     expect(instruction('ENV').join(' ')).toMatch(/PORT=3000/);
     expect(instruction('EXPOSE')).toEqual(['3000']);
+  });
+});
+
+describe('the Node the repository recommends', () => {
+  it('is one version: .nvmrc, the build the install brings to an older machine, @types/node and the README agree', () => {
+    const brought = (JSON.parse(read('tools', 'node', RECOMMENDED_MAJOR, 'package.json')) as { optionalDependencies: Record<string, string> }).optionalDependencies;
+    expect([...new Set(Object.values(brought))]).toEqual([RECOMMENDED]);
+    const typesOfNode = (JSON.parse(readFileSync(join(API_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['@types/node'];
+    expect(typesOfNode?.split('.')[0]).toBe(RECOMMENDED_MAJOR);
+    expect(read('README.md')).toContain(`Node ${RECOMMENDED}`);
+  });
+
+  it('is accepted by engines, and is the newest major the README names', () => {
+    const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
+    const oldest = Number(/^>=(\d+)$/.exec(engines.node)?.[1]);
+    expect(Number(RECOMMENDED_MAJOR)).toBeGreaterThanOrEqual(oldest);
+    expect(read('README.md')).toContain(`Node.js ${String(oldest)} or later`);
   });
 });
 
