@@ -13,7 +13,6 @@ const ENGINE_INDEPENDENT = [
   'test/docs-page.test.ts',
   'test/cors.test.ts',
   'test/deployment-files.test.ts',
-  'test/readme.test.ts',
   'test/layers.test.ts',
   // Its reference is tRPC's adapter on a SQLite file of its own, whatever the project's engine.
   'test/trpc-wire.test.ts',

@@ -1,7 +1,5 @@
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Readable } from 'node:stream';
 
 export const API_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -20,34 +18,4 @@ export const spawnCommand = (command: string, args: string[], env: NodeJS.Proces
 export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv) =>
   spawnCommand(process.execPath, ['--import', 'tsx', '--conditions=petstore-source', entry, ...args], env);
 
-export interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-export const collect = async (child: ChildProcessByStdio<null, Readable, Readable>): Promise<Finished> => {
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
-};
-
-/** Resolves with everything printed so far once `pattern` appears on stdout. */
-export const waitForOutput = (child: ChildProcessByStdio<null, Readable, Readable>, pattern: RegExp) =>
-  new Promise<string>((resolve, reject) => {
-    let seen = '';
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) {
-        child.stdout.off('data', onData);
-        resolve(seen);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.once('exit', (code) => {
-      reject(new Error(`exited with ${String(code)} before printing ${String(pattern)}:\n${seen}`));
-    });
-  });
+export { type Finished, collect, waitForOutput } from '../../src/testing/child-output.js';

@@ -3,8 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ProcessInfo, descendantsOf, isRunning } from './support/process-tree.js';
-import { REPO_ROOT, collect, waitForOutput } from './support/processes.js';
+import { type ProcessInfo, collect, descendantsOf, isRunning, waitForOutput } from '@petstore/api/testing';
 import {
   brokenLinks,
   docsPages,
@@ -16,6 +15,7 @@ import {
   shellBlocks,
   unknownPnpmCommands,
 } from './support/readme.js';
+import { REPO_ROOT } from './support/repository.js';
 
 /*
  * The README's commands as a reader pastes them, in order, on a machine with only Node and npm:

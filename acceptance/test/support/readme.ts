@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { REPO_ROOT } from './processes.js';
+import { REPO_ROOT } from './repository.js';
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
 
