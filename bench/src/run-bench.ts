@@ -143,7 +143,7 @@ try {
   // Every target's warm-up and rounds, then the rounds that load two of them at once.
   const minutes = (scenarios(SEEDED).length * (targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds) + settings.rounds * settings.seconds)) / 60;
   process.stderr.write(
-    `${targets.length} targets, ${settings.rounds} rounds of ${settings.seconds} s at ${settings.connections} connections: about ${Math.ceil(minutes)} min. ` +
+    `Node ${process.version}. ${targets.length} targets, ${settings.rounds} rounds of ${settings.seconds} s at ${settings.connections} connections: about ${Math.ceil(minutes)} min. ` +
       `PostgreSQL targets ${settings.postgres ? 'on' : `off (${BENCH_VARIABLES.postgres}=1 adds them)`}. ` +
       `Before targets ${settings.before ? 'on' : `off (${BENCH_VARIABLES.before}=<another checkout, installed and built> adds them)`}.\n`,
   );

@@ -15,7 +15,8 @@ export interface TargetProcess {
   rssMiB(): number;
   /** CPU time the process has used so far, all threads, in seconds (a steadier cost than req/s on a shared machine). */
   cpuSeconds(): number;
-  stop(): Promise<void>;
+  /** Sends SIGTERM and resolves with how the process ended: its exit code, or the signal that ended it. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 // Linux reports utime and stime in clock ticks; USER_HZ is 100 on every mainstream build.
@@ -180,9 +181,10 @@ export const startTarget = async (
     rssMiB: () => statusField(pid, 'VmRSS'),
     cpuSeconds: () => cpuSecondsOf(pid),
     stop: async () => {
-      const exited = once(child, 'exit');
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
       child.kill('SIGTERM');
-      await exited;
+      const [code, signal] = await exited;
+      return { code, signal };
     },
   };
 };
