@@ -1,0 +1,70 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BACKUP_PAGES_PER_STEP, BackupError, backupSqliteFile } from './backup.js';
+import { openSqliteDatabase } from './open-sqlite-database.js';
+
+/** A migrated store holding `animals` rows, written in one statement. */
+const seedStore = async (file: string, animals: number) => {
+  await openSqliteDatabase(file).close();
+  const raw = new BetterSqlite3(file);
+  raw
+    .prepare(
+      `with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)
+       insert into pets (name, category_id, status) select 'seed ' || i, 1 + i % 9, 'available' from n`,
+    )
+    .run(animals);
+  const pages = raw.pragma('page_count', { simple: true }) as number;
+  raw.close();
+  return pages;
+};
+
+describe('backupSqliteFile', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'petstore-backup-'));
+  });
+  afterEach(() => {
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('copies the store into one self-contained file that opens as a store of its own', async () => {
+    const live = join(folder, 'live.db');
+    await seedStore(live, 1_000);
+    const copy = join(folder, 'copy.db');
+
+    const result = await backupSqliteFile(live, copy);
+    expect(result).toMatchObject({ animals: 1_000, pages: expect.any(Number) });
+    // No partial file stays behind, and the copy needs no log beside it.
+    expect(readdirSync(folder).filter((name) => !name.startsWith('live.db'))).toEqual(['copy.db']);
+    const raw = new BetterSqlite3(copy, { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('delete');
+    raw.close();
+
+    const reopened = openSqliteDatabase(copy);
+    expect(await reopened.pets.findById(1_000)).toMatchObject({ name: 'seed 1000' });
+    await reopened.close();
+  });
+
+  it('stopped while it copies, leaves neither the target nor a partial file', async () => {
+    const live = join(folder, 'live.db');
+    const pages = await seedStore(live, 200_000);
+    expect(pages).toBeGreaterThan(2 * BACKUP_PAGES_PER_STEP);
+    const copy = join(folder, 'copy.db');
+
+    const stop = new AbortController();
+    // Timers run between the backup's steps: stop once the partial copy exists.
+    const watch = setInterval(() => {
+      if (readdirSync(folder).some((name) => name.endsWith('.partial'))) stop.abort();
+    }, 0);
+    const stopped = await backupSqliteFile(live, copy, { signal: stop.signal }).catch((error: unknown) => error);
+    clearInterval(watch);
+
+    expect(stop.signal.aborted).toBe(true);
+    expect(stopped).toBeInstanceOf(BackupError);
+    expect((stopped as BackupError).refusal).toBe('interrupted');
+    expect(readdirSync(folder).filter((name) => !name.startsWith('live.db'))).toEqual([]);
+  });
+});
