@@ -79,7 +79,7 @@ interface Setting {
   variable: string;
   /** Its type, rules and default; an empty variable counts as unset. */
   schema: z.ZodType<unknown, string | undefined>;
-  /** What reads it: the service, the `keys` CLI, a library. */
+  /** What reads it: the service, the `keys` or `backup` CLI, a library. */
   readBy: string;
   /** The settings table's words for it (docs/operating.md), in Markdown. */
   description: string;
@@ -108,14 +108,14 @@ export const SETTINGS = {
   databaseFile: {
     variable: 'PETSTORE_DB',
     schema: z.string().default('./data/petstore.db'),
-    readBy: 'service, keys CLI',
+    readBy: 'service, keys and backup CLIs',
     description:
-      'SQLite file, created with its folder; `:memory:` allowed. Relative paths start from `apps/api`, where `npx pnpm start` and `npx pnpm keys` run',
+      'SQLite file, created with its folder; `:memory:` allowed. Relative paths start from `apps/api`, where `npx pnpm start`, `npx pnpm keys` and `npx pnpm backup` run',
   },
   databaseUrl: {
     variable: 'DATABASE_URL',
     schema: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
-    readBy: 'service, keys CLI',
+    readBy: 'service, keys and backup CLIs',
     description:
       '`postgres://…`: PostgreSQL instead of SQLite (`PETSTORE_DB` is then ignored)',
   },
@@ -150,7 +150,7 @@ export const SETTINGS = {
   databaseStatementTimeoutMs: {
     variable: 'DATABASE_STATEMENT_TIMEOUT_MS',
     schema: Milliseconds.default(DEFAULT_BOUNDS.databaseStatementTimeoutMs),
-    readBy: 'service, keys CLI',
+    readBy: 'service, keys and backup CLIs',
     description:
       "the longest a statement may run on PostgreSQL, or wait for SQLite's write lock, then 503",
   },
