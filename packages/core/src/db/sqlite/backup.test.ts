@@ -48,6 +48,38 @@ describe('backupSqliteFile', () => {
     await reopened.close();
   });
 
+  it('finishes while another connection commits between every two steps, holding what was committed before it began', async () => {
+    const live = join(folder, 'live.db');
+    const pages = await seedStore(live, 200_000);
+    expect(pages).toBeGreaterThan(2 * BACKUP_PAGES_PER_STEP);
+    const service = openSqliteDatabase(live);
+    const before = await service.pets.insert({ name: 'before', categoryId: 1, status: 'sold' });
+
+    // A commit on every turn of the event loop, so between every two of the backup's steps.
+    let writing = true;
+    let commits = 0;
+    const write = () => {
+      if (!writing) return;
+      void service.pets.insert({ name: 'during', categoryId: 1, status: 'pending' }).then(() => {
+        commits += 1;
+        setImmediate(write);
+      });
+    };
+    write();
+    const finished = backupSqliteFile(live, join(folder, 'copy.db'));
+    // A backup that starts again at every commit would still be copying when this fires.
+    const outcome = await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 10_000, 'still copying'))]);
+    writing = false;
+    await finished.catch(() => undefined);
+    await service.close();
+
+    expect(outcome).toMatchObject({ animals: expect.any(Number) });
+    expect(commits).toBeGreaterThan(0);
+    const copy = new BetterSqlite3(join(folder, 'copy.db'), { readonly: true });
+    expect(copy.prepare('select name from pets where id = ?').pluck().get(before.id)).toBe('before');
+    copy.close();
+  });
+
   it('stopped while it copies, leaves neither the target nor a partial file', async () => {
     const live = join(folder, 'live.db');
     const pages = await seedStore(live, 200_000);
