@@ -61,9 +61,6 @@ const sameFile = (a: string, b: string) => {
   return first.dev === second.dev && first.ino === second.ino;
 };
 
-const isMissingStore = (error: unknown) =>
-  error instanceof BetterSqlite3.SqliteError && error.code.startsWith('SQLITE_CANTOPEN');
-
 /** A rename survives a power cut only once its folder is written to disk too. */
 const syncFolder = (folder: string) => {
   const descriptor = openSync(folder, 'r');
@@ -98,15 +95,10 @@ export const backupSqliteFile = async (source: string, target: string, options: 
     if (signal?.aborted === true) throw new BackupError('interrupted', `The backup was stopped; ${target} was not written.`);
   };
 
-  // Read-only: the backup can never change the live store. fileMustExist: a mistyped path must
-  // not become an empty store that is then backed up.
-  let live: BetterSqlite3.Database;
-  try {
-    live = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
-  } catch (error) {
-    if (isMissingStore(error)) throw new BackupError('no-store', `There is no SQLite store at ${source}.`);
-    throw error;
-  }
+  // A mistyped path must not become an empty store that is then backed up.
+  if (!existsSync(source)) throw new BackupError('no-store', `There is no SQLite store at ${source}.`);
+  // Read-only: the backup can never change the live store.
+  const live = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
   // Beside the target: the copy is put in place by a rename or a link, which work within one file system.
   const partial = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`);
   try {
