@@ -23,7 +23,8 @@ type Request = { command: 'help' } | { command: 'backup'; file: string; force: b
 /** parseArgs explains itself over several sentences and lines; its first sentence says it. */
 const usageErrorFrom = (error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
-  return new UsageError(/^[^\n]*?\.(?= |$)/m.exec(message)?.[0] ?? message.split('\n')[0]);
+  const sentence = /^[^\n]*?\.(?= |$)/m.exec(message)?.[0] ?? message.split('\n')[0] ?? message;
+  return new UsageError(sentence.endsWith('.') ? sentence : `${sentence}.`);
 };
 
 const parse = (args: string[]): Request => {
