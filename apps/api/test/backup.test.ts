@@ -241,6 +241,21 @@ describe.runIf(TEST_ENGINE === 'sqlite')('npx pnpm backup, on SQLite', () => {
     expect(readdirSync(folder).sort()).toEqual(['existing.db', 'live.db', 'live.db-shm', 'live.db-wal']);
   });
 
+  it('stops on Ctrl-C while it copies, leaving neither FILE nor a partial file', async () => {
+    const live = join(folder, 'live.db');
+    await seedStore(live, SEEDED_ANIMALS);
+    const target = join(folder, 'copy.db');
+    // The bin execs node, so this is the CLI's own process, as a terminal's Ctrl-C reaches it.
+    const child = spawnCommand('bin/backup', [target], { PETSTORE_DB: live });
+    const finished = collect(child);
+    await expect.poll(() => readdirSync(folder).some((name) => name.endsWith('.partial')), { timeout: 30_000, interval: 5 }).toBe(true);
+    child.kill('SIGINT');
+
+    const stopped = await finished;
+    expect([stopped.code, stopped.stdout, stopped.stderr]).toEqual([130, '', `The backup was stopped; ${target} was not written.\n`]);
+    expect(readdirSync(folder).filter((name) => !name.startsWith('live.db'))).toEqual([]);
+  });
+
   it('writes a relative FILE in the folder the command runs in', async () => {
     const live = join(folder, 'live.db');
     await seedStore(live, 10);
