@@ -36,6 +36,12 @@ const README_BASE_URL = 'http://127.0.0.1:3000';
 const pastedBlocks = () =>
   [...readmeShellBlocks().slice(1), ...pagesTheReadmeLinks().flatMap(shellBlocks)].filter((block) => !/\bdocker\b/.test(block));
 
+/**
+ * How long the pasted commands may take together: a dozen `npx pnpm …` start TypeScript from
+ * source, each a few seconds on two busy cores.
+ */
+const PASTE_TIMEOUT_MS = 480_000;
+
 /** What `npx pnpm start` may leave running once the service answers, all together (the issue's budget). */
 const TREE_BUDGET_MIB = 220;
 
@@ -139,7 +145,7 @@ describe('the README, run as a reader runs it', () => {
       expect(pasted.code, `${pasted.stderr}\n${pasted.stdout}`).toBe(0);
       const statuses = [...pasted.stdout.matchAll(/^README-STATUS (\d{3})$/gm)].map((match) => Number(match[1]));
       expect(statuses, pasted.stdout).toEqual(promised.map(({ status }) => status));
-    }, 240_000);
+    }, PASTE_TIMEOUT_MS);
   });
 
   describe("the README's run command, stopped", () => {
