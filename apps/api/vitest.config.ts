@@ -5,6 +5,7 @@ import shared from '../../vitest.shared.js';
 /** Tests that do not touch storage; they run once, in the SQLite project. */
 const ENGINE_INDEPENDENT = [
   'src/openapi/**',
+  'src/front-door/**',
   'src/admission/**',
   'src/settings/**',
   'src/testing/contract.test.ts',

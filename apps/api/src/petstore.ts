@@ -7,10 +7,10 @@ import type { Config } from './settings/config.js';
 import { createCors } from './front-door/cors.js';
 import { createFrontDoor } from './front-door/front-door.js';
 import { type OverloadGuard, createOverloadGuard } from './front-door/overload.js';
-import { createPagesApp } from './front-door/pages-app.js';
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
 import { OverloadedError } from './pages/health.js';
+import { createPages } from './pages/pages.js';
 import type { Tracing } from './observability/tracing.js';
 import { lazyDocument } from './openapi/lazy-document.js';
 import { createRestTransport } from './rest/rest.js';
@@ -51,7 +51,7 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
   };
   // Not ready while overloaded either: the load balancer then sends work to another instance.
   const ready = () => (overload?.overloaded ? Promise.reject(new OverloadedError()) : stores.ready());
-  const everything = createFrontDoor({ ...api, pages: createPagesApp({ ready }) });
+  const everything = createFrontDoor({ ...api, pages: createPages({ ready }) });
   const apiOnly = createFrontDoor(api);
   return {
     stores,

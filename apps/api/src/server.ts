@@ -111,7 +111,7 @@ const answerMalformedRequest = (logger: Logger) => {
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
         : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
-    void sendReply(new Exchange(req, res, logger, accessLog, ids), { error: refusal });
+    sendReply(new Exchange(req, res, logger, accessLog, ids), { error: refusal });
   };
 };
 

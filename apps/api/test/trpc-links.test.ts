@@ -24,6 +24,7 @@ const LINKS: LinkSetup[] = [
   { name: 'httpBatchStreamLink', link: (options) => httpBatchStreamLink(options), env: {} },
   { name: "httpLink with methodOverride: 'POST'", link: (options) => httpLink({ ...options, methodOverride: 'POST' }), env: OVERRIDE_ON },
   { name: "httpBatchLink with methodOverride: 'POST'", link: (options) => httpBatchLink({ ...options, methodOverride: 'POST' }), env: OVERRIDE_ON },
+  { name: "httpBatchStreamLink with methodOverride: 'POST'", link: (options) => httpBatchStreamLink({ ...options, methodOverride: 'POST' }), env: OVERRIDE_ON },
 ];
 
 /** A client as an app sets one up; without a key, no Authorization header at all. */

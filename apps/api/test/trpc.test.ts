@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { type TestServer, it } from '../src/testing/index.js';
-import { MAX_BATCH_SIZE } from '../src/trpc/resolver.js';
+import { MAX_BATCH_SIZE } from '@petstore/core';
 import { petsCount } from './support/http.js';
 
 /** A call in tRPC's wire format, as `httpLink` and `httpBatchLink` send it. */

@@ -1,12 +1,11 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { settle } from './maybe-promise.js';
 import { appRouter, operations } from './router.js';
 import { ENGINES } from './testing/engines.js';
 import { testOn } from './testing/fixtures.js';
-import { type Context, type Operation, authedProcedure, callOperation, createCallerFactory, isReplayed } from './trpc.js';
+import { type Context, type Operation, authedProcedure, authorize, callOperation, createCallerFactory, isReplayed } from './trpc.js';
 
-// The transports run each operation through `callOperation` instead of tRPC's middleware chain.
+// The transports run each operation through `authorize` and `callOperation` instead of tRPC's middleware chain.
 // That is only the same procedure while the chain holds nothing but the key and scope check, the
 // input, the output and the resolver: these tests fail when an operation (or a tRPC upgrade) adds
 // to it, or when the two ways of calling answer differently.
@@ -64,7 +63,7 @@ describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
     ];
     for (const principal of principals) {
       const ctx: Context = { db, principal };
-      const direct = await outcome(settle(() => callOperation(operation, ctx, () => input)));
+      const direct = await outcome(Promise.resolve().then(() => callOperation(operation, authorize(ctx, operation.meta.scope), input)));
       const trpc = await outcome(caller(ctx)[name]?.(input) ?? Promise.reject(new Error('no caller')));
       // A create adds an animal each time; compare everything but its id.
       const comparable = (result: object) => JSON.parse(JSON.stringify(result).replace(/"id":\d+/g, '"id":0')) as unknown;
@@ -74,35 +73,17 @@ describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
 
   onEngine('marks a create replayed for its Idempotency-Key, on both ways', async ({ db }) => {
     const ctx: Context = { db, principal: { keyId: 1, name: 'test', scopes: ['pets:write'] }, idempotencyKey: 'once' };
-    const first = await callOperation(operations.createPet, ctx, () => ({ name: 'Rex', categoryId: 1 }));
+    const first = await callOperation(operations.createPet, authorize(ctx, 'pets:write'), { name: 'Rex', categoryId: 1 });
     const again = await createCallerFactory(appRouter)(ctx).createPet({ name: 'Rex', categoryId: 1 });
     expect([isReplayed(first), isReplayed(again)]).toEqual([false, true]);
     expect(again).toEqual(first);
     expect(Object.keys(again)).toEqual(['id', 'name', 'categoryId', 'status']);
   });
 
-  // SQLite reads without waiting: a read that makes no promise lets the service answer it in the
-  // turn its request arrived in. PostgreSQL's reads are promises.
-  onEngine('answers a read at once on SQLite and later on PostgreSQL', async ({ db }) => {
-    const ctx: Context = { db, principal: { keyId: 1, name: 'reader', scopes: ['pets:read'] } };
-    const created = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'available' });
-    const reads = [
-      callOperation(operations.getPet, ctx, () => ({ petId: String(created.id) })),
-      callOperation(operations.listPets, ctx, () => ({ limit: '1' })),
-    ];
-    const atOnce = engine.name === 'SQLite';
-    expect(reads.map((read) => !(read instanceof Promise))).toEqual([atOnce, atOnce]);
-    expect(await Promise.all(reads)).toEqual([created, { items: [created], nextCursor: null }]);
-    // A refusal comes the same way: thrown at once on SQLite, a rejection on PostgreSQL.
-    const missing = () => callOperation(operations.getPet, ctx, () => ({ petId: String(created.id + 1) }));
-    if (atOnce) expect(missing).toThrow('No animal has id');
-    else await expect(missing()).rejects.toThrow('No animal has id');
-  });
-
-  onEngine('does not read the input of a call it refuses', async ({ db }) => {
-    let read = false;
-    const reader: Context = { db, principal: { keyId: 1, name: 'reader', scopes: ['pets:read'] } };
-    const refused = await outcome(settle(() => callOperation(operations.createPet, reader, () => (read = true))));
-    expect([refused, read]).toEqual([{ error: ['FORBIDDEN', 'This API key lacks the pets:write scope.'] }, false]);
+  onEngine('refuses a call without a key (401), and a key without the operation’s scope (403)', async ({ db }) => {
+    const refusal = (principal: Context['principal']) =>
+      outcome(Promise.resolve().then(() => authorize({ db, principal }, operations.createPet.meta.scope)));
+    expect(await refusal(null)).toEqual({ error: ['UNAUTHORIZED', 'A valid API key is required: send "Authorization: Bearer <API_KEY>".'] });
+    expect(await refusal({ keyId: 1, name: 'reader', scopes: ['pets:read'] })).toEqual({ error: ['FORBIDDEN', 'This API key lacks the pets:write scope.'] });
   });
 });

@@ -6,7 +6,6 @@ import { toTrpcError } from './db/storage-unavailable.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
 import type { ApiKeyScope } from './keys/scopes.js';
 import { toTrpcErrorShape } from './error-body.js';
-import { type MaybePromise, andThen, attempt } from './maybe-promise.js';
 
 export interface Context {
   db: Database;
@@ -14,6 +13,8 @@ export interface Context {
   principal: ApiKeyPrincipal | null;
   /** The request's `Idempotency-Key` header, when the transport has one. */
   idempotencyKey?: string | undefined;
+  /** Aborted when the client has gone before its answer: work not yet started is then not started. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Deprecation {
@@ -68,8 +69,9 @@ export const insufficientScope = (principal: ApiKeyPrincipal, scope: ApiKeyScope
 
 /**
  * The one check of who may call a procedure, before its input is looked at: a key (401), and the
- * procedure's scope (403). tRPC's own path runs it as `authedProcedure`'s middleware, the
- * service's transports through `callOperation`, so every caller meets the same rule.
+ * procedure's scope (403). tRPC's own path runs it as `authedProcedure`'s middleware; the
+ * service's transports call it before they read a call's input, so every caller meets the same
+ * rule and a refused call never reads its body.
  */
 export const authorize = (ctx: Context, scope: ApiKeyScope | undefined): AuthedContext => {
   if (!ctx.principal) {
@@ -96,19 +98,8 @@ export interface OperationDefinition<Input extends z.ZodType, Result> {
   input: Input;
   /** The result's schema, a named component (`.meta({ id })`): its type and its place in the document. */
   output: z.ZodType<Result>;
-  resolve(this: void, opts: { ctx: AuthedContext; input: z.output<Input> }): MaybePromise<Result>;
+  resolve(this: void, opts: { ctx: AuthedContext; input: z.output<Input> }): Promise<Result>;
 }
-
-const asItIs = <T>(value: T): T => value;
-const rethrownAsTrpcError = (cause: unknown): never => {
-  throw toTrpcError(cause);
-};
-
-/** Any store error a resolver meets is a TRPCError by the time a transport sees it (503 for an unavailable database). */
-const guarded =
-  <Input extends z.ZodType, Result>(resolve: OperationDefinition<Input, Result>['resolve']) =>
-  (opts: { ctx: AuthedContext; input: z.output<Input> }): MaybePromise<Result> =>
-    attempt(() => resolve(opts), asItIs, rethrownAsTrpcError);
 
 /**
  * The result schema tRPC is given: the component's type, described by reference. tRPC would check
@@ -125,23 +116,34 @@ export const resultOf = <T>(schema: z.ZodType<T>) => {
 const withRoute = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) =>
   authedProcedure.meta(definition.meta).input(definition.input).output(resultOf(definition.output));
 
-// In the two builders below, tRPC types the input it hands over through the parser and the result
-// through `.output()`; neither can be worked out for a generic schema, so both are asserted here,
-// where the schema and the result type are the definition's own.
+/**
+ * The resolver as tRPC's own adapter runs it: a store error it meets is the TRPCError its answer
+ * shows (503 for an unavailable database), as the service's writer renders it on its transports.
+ */
+const asProcedure =
+  <Input extends z.ZodType, Result>({ resolve }: OperationDefinition<Input, Result>) =>
+  // tRPC types the input it hands over through the parser, which it cannot work out for a generic
+  // schema; the schema is the definition's own.
+  ({ ctx, input }: { ctx: AuthedContext; input: unknown }) =>
+    resolve({ ctx, input: input as z.output<Input> }).catch((cause: unknown) => {
+      throw toTrpcError(cause);
+    }) as never;
 
 /** A read: its procedure answers GET on both transports. */
-export const defineQuery = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) => {
-  const resolve = guarded(definition.resolve);
-  const procedure = withRoute(definition).query(({ ctx, input }) => resolve({ ctx, input: input as z.output<Input> }) as never);
-  return { ...definition, type: 'query' as const, resolve, procedure, compiledInput: z.compile(definition.input) };
-};
+export const defineQuery = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) => ({
+  ...definition,
+  type: 'query' as const,
+  procedure: withRoute(definition).query(asProcedure(definition)),
+  compiledInput: z.compile(definition.input),
+});
 
 /** A change: its procedure answers POST on both transports. */
-export const defineMutation = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) => {
-  const resolve = guarded(definition.resolve);
-  const procedure = withRoute(definition).mutation(({ ctx, input }) => resolve({ ctx, input: input as z.output<Input> }) as never);
-  return { ...definition, type: 'mutation' as const, resolve, procedure, compiledInput: z.compile(definition.input) };
-};
+export const defineMutation = <Input extends z.ZodType, Result>(definition: OperationDefinition<Input, Result>) => ({
+  ...definition,
+  type: 'mutation' as const,
+  procedure: withRoute(definition).mutation(asProcedure(definition)),
+  compiledInput: z.compile(definition.input),
+});
 
 /** Any operation, as the transports see it. */
 export interface Operation {
@@ -157,23 +159,19 @@ export interface Operation {
   compiledInput: z.ZodType;
   output: z.ZodType;
   // A method, so that an operation with a narrower input is still an Operation.
-  resolve(opts: { ctx: AuthedContext; input: unknown }): MaybePromise<unknown>;
+  resolve(opts: { ctx: AuthedContext; input: unknown }): Promise<unknown>;
 }
 
 /**
- * Calls an operation as its tRPC procedure would run: 401 without a key, 403 without its scope,
- * then its input (`readInput` is asked only now, so a refused call never reads a body), 400 when
- * the input is invalid, then the resolver. tRPC's middleware chain does the same with an object
- * spread per level; the transports call this instead (docs/decisions has the measurement). The
- * answer, or the refusal (thrown), comes at once when the input and the resolver's do.
+ * Runs an operation for a caller `authorize` admitted, as its tRPC procedure would: the input
+ * checked by the operation's schema (400 when invalid), then the resolver. tRPC's middleware chain
+ * does the same with an object spread per level; the transports call this instead (docs/decisions
+ * has the measurement).
  */
-export const callOperation = (operation: Operation, ctx: Context, readInput: () => unknown): MaybePromise<unknown> => {
-  const authed = authorize(ctx, operation.meta.scope);
-  return andThen(readInput(), (input) => {
-    const parsed = operation.compiledInput.safeParse(input);
-    if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
-    return operation.resolve({ ctx: authed, input: parsed.data });
-  });
+export const callOperation = async (operation: Operation, ctx: AuthedContext, input: unknown): Promise<unknown> => {
+  const parsed = operation.compiledInput.safeParse(input);
+  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+  return operation.resolve({ ctx, input: parsed.data });
 };
 
 const REPLAYED = Symbol('replayed');

@@ -16,11 +16,8 @@ export interface QuotaDecision {
 }
 
 export interface Quota {
-  /**
-   * Spends `points` (the calls one HTTP request carries) of the quota of `subject`: answered at
-   * once when this instance counts it alone, a promise when Redis is asked.
-   */
-  spend(subject: string, points: number): QuotaDecision | Promise<QuotaDecision>;
+  /** Spends `points` (the calls one HTTP request carries) of the quota of `subject`. */
+  spend(subject: string, points: number): Promise<QuotaDecision>;
   /** Gives back what a request turned out not to cost (a 304); the RateLimit headers as they now stand. */
   giveBack(subject: string, points: number): FlatHeaders;
   /** Stops counting: sends nothing more to Redis. */
@@ -127,7 +124,7 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
     : undefined;
 
   return {
-    spend: (subject, points) => {
+    spend: async (subject, points) => {
       const now = Date.now();
       const window = windowOf(subject, now);
       if (!shared) {
@@ -140,9 +137,8 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
         window.pending += points;
         return { allowed: true, headers: headers(window, now) };
       }
-      return send(shared, subject, window, points).then((allowed) =>
-        allowed ? { allowed, headers: headers(window, Date.now()) } : refused(window, Date.now()),
-      );
+      const allowed = await send(shared, subject, window, points);
+      return allowed ? { allowed, headers: headers(window, Date.now()) } : refused(window, Date.now());
     },
     giveBack: (subject, points) => {
       const now = Date.now();

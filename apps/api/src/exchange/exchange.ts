@@ -1,4 +1,4 @@
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 
@@ -9,9 +9,8 @@ const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export type RequestIds = (header: string | string[] | undefined) => string;
 
 /**
- * An issuer of request ids: 72 random bits drawn once (each server has its own), so that no two
- * instances give the same id, then a count. A UUID drawn per request cost several times as much
- * (docs/decisions).
+ * An issuer of request ids: 72 random bits drawn once per server, so that no two instances give
+ * the same id, then a count in base 36 (`k3Jx0mQ9aL1B.1f`).
  */
 export const requestIds = (): RequestIds => {
   const prefix = randomBytes(9).toString('base64url');
@@ -75,41 +74,3 @@ export class Exchange {
     return (this.bound ??= this.logger.child(this.traceIds ? { reqId: this.reqId, ...this.traceIds } : { reqId: this.reqId }));
   }
 }
-
-/**
- * A strong entity tag (RFC 9110 §8.8.3) for a representation: its body and `varying`, a header
- * that can change while the body stays the same (a page's `Link: rel="next"` appears when an animal
- * is added after it, and a cached copy without it would hide the next page). Headers fixed for a
- * route need no place in it.
- */
-export const entityTag = (body: string | Buffer, varying?: string): string =>
-  `"${hash('sha1', varying === undefined ? body : `${body.toString()}\n${varying}`, 'base64url')}"`;
-
-/** The length of every tag `entityTag` makes: SHA-1 in base64url between quotes. */
-export const ENTITY_TAG_LENGTH = 29;
-
-/**
- * Whether `If-None-Match` names the current representation (RFC 9110 §13.1.2, weak comparison):
- * then the answer is 304 with no body.
- */
-export const isNotModified = (ifNoneMatch: string | undefined, tag: string): boolean => {
-  if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((candidate) => {
-    const trimmed = candidate.trim();
-    return (trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed) === tag;
-  });
-};
-
-const exchanges = new WeakMap<IncomingMessage, Exchange>();
-
-/** Remembers the exchange of a request handed to code that sees only node's request (the Express app). */
-export const rememberExchange = (exchange: Exchange): void => {
-  exchanges.set(exchange.req, exchange);
-};
-
-export const exchangeOf = (req: IncomingMessage): Exchange => {
-  const exchange = exchanges.get(req);
-  if (!exchange) throw new Error('no exchange for this request: the front door makes one for every request');
-  return exchange;
-};

@@ -48,11 +48,11 @@ const collect = (stream: Readable, onTooLarge: () => void) =>
   });
 
 /**
- * A request body as text, in plain, gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES,
+ * A request body, decoded from plain, gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES,
  * compressed or not, chunked or not, it is refused as it arrives. Every client mistake is a
  * TRPCError with a 4xx: an encoding the service does not take 415, a corrupt or truncated body 400.
  */
-export const readBodyText = async (req: IncomingMessage): Promise<string> => {
+export const readBody = async (req: IncomingMessage): Promise<Buffer> => {
   if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   let source: Readable = req;
@@ -78,7 +78,7 @@ export const readBodyText = async (req: IncomingMessage): Promise<string> => {
       message: encoding === 'identity' ? 'The body ended before it was complete.' : `The body is not valid ${encoding} data.`,
     });
   }
-  return read.toString('utf8');
+  return read;
 };
 
 /** `application/json`, with or without parameters; a charset, when given, must be UTF-8. */
@@ -100,7 +100,7 @@ export const readJsonObject = async (req: IncomingMessage): Promise<object | und
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The body must be JSON encoded as UTF-8.' });
   }
-  const text = await readBodyText(req);
+  const text = (await readBody(req)).toString('utf8');
   if (text.length === 0) return undefined;
   let value: unknown;
   try {

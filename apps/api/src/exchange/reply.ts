@@ -3,16 +3,15 @@ import type { Exchange, FlatHeaders } from './exchange.js';
 
 /**
  * What a transport or a page answers, as a value: `sendReply` is the one function that writes it.
- * Errors are given as TRPCErrors and rendered there, as the Error body or in tRPC's envelope.
+ * Errors are rendered there, as the Error body or in tRPC's envelope.
  */
-export type Reply = BodyReply | EmptyReply | ErrorReply | CallsReply | FetchReply;
+export type Reply = BodyReply | EmptyReply | ErrorReply | CallsReply | StreamReply;
 
 /**
- * Serves the requests of one transport (`/v1`, `/trpc`): what it answers is a Reply, which the
- * front door sends. A reply known without waiting is returned as it is, not as a promise, and is
- * written in the same turn of the event loop.
+ * Serves the requests of one part of the service (`/v1`, `/trpc`, the pages): what it answers is
+ * a Reply, which the front door hands to the writer once it settles.
  */
-export type Transport = (exchange: Exchange) => Reply | Promise<Reply>;
+export type Transport = (exchange: Exchange) => Promise<Reply>;
 
 /** A body already serialised: JSON by default. `page`: a file of the docs page, which runs scripts. */
 export interface BodyReply {
@@ -29,15 +28,21 @@ export interface EmptyReply {
   empty: true;
   headers: FlatHeaders;
   page?: boolean;
+  /** Not varied by what the client accepts, which a tRPC answer otherwise is (tRPC's answer to HEAD). */
+  unvaried?: boolean;
 }
 
+/**
+ * A refusal or a failure: a TRPCError says which; anything else is a crash (500), or an
+ * unavailable database (503), decided where it is rendered.
+ */
 export interface ErrorReply {
-  error: TRPCError;
+  error: unknown;
   headers?: FlatHeaders;
 }
 
 /** One call's outcome on `/trpc`. */
-export type CallOutcome = { data: unknown } | { error: TRPCError };
+export type CallOutcome = { data: unknown } | { error: unknown };
 
 /** The calls of a tRPC request, each answered in tRPC's envelope; `batch`: as a list. */
 export interface CallsReply {
@@ -46,9 +51,12 @@ export interface CallsReply {
   headers?: FlatHeaders;
 }
 
-/** A response tRPC's own resolver made (a JSON-lines stream, say), sent as it is with the service's headers. */
-export interface FetchReply {
-  response: Response;
+/**
+ * The calls of a streamed tRPC batch (httpBatchStreamLink), answered as JSON lines: each call's
+ * answer is written as soon as it settles. The promises never reject: a call's failure is its outcome.
+ */
+export interface StreamReply {
+  stream: Promise<CallOutcome>[];
   headers?: FlatHeaders;
 }
 

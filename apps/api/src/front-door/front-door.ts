@@ -1,14 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toTrpcError } from '@petstore/core';
+import { REST_PREFIX, TRPC_PREFIX } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
-import { createAccessLog } from './send-reply.js';
-import { type ErrorFormat, Exchange, rememberExchange, requestIds } from '../exchange/exchange.js';
-import type { Reply, Transport } from '../exchange/reply.js';
-import { REST_PREFIX } from '../rest/routes.js';
-import { TRPC_PREFIX } from '../trpc/trpc.js';
+import { type ErrorFormat, Exchange, requestIds } from '../exchange/exchange.js';
+import type { Transport } from '../exchange/reply.js';
 import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
-import { sendReply } from './send-reply.js';
+import { createAccessLog, sendReply } from './send-reply.js';
 
 export interface FrontDoorOptions {
   /** `/v1`, served from the procedures' REST meta. */
@@ -16,10 +13,10 @@ export interface FrontDoorOptions {
   /** `/trpc`, in tRPC's wire format. */
   trpc: Transport;
   /**
-   * Every other path (the docs page, health, the 404 for nobody's path), given the exchange the
-   * front door made; absent where the API is mounted in another app, whose next middleware serves them.
+   * Every other path (the docs page, health, the 404 for nobody's path); absent where the API is
+   * mounted in another app, whose next middleware serves them.
    */
-  pages?: ((exchange: Exchange) => void) | undefined;
+  pages?: Transport | undefined;
   logger: Logger;
   /** Adds CORS headers, and says whether the request is a preflight; absent when no browser origin is allowed. */
   cors?: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
@@ -31,50 +28,48 @@ const under = (url: string, prefix: string) =>
   url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?');
 
 /**
- * The one way into the service: every request gets its exchange (id, start, logger) here; `/v1`
- * and `/trpc` go to their transport on node's own request and response, after CORS and load
- * shedding; what a transport answers, or a crash, leaves through `sendReply`. Returns false for a
- * path that is not the API's when there are no pages to serve it (a host app's next middleware).
+ * The one way into the service: every request gets its exchange (id, start, logger) here and goes
+ * to what serves its path, `/v1` and `/trpc` after CORS and load shedding; what that answers, or
+ * its failure, leaves through `sendReply`. Returns false for a path that is not the API's when
+ * there are no pages to serve it (a host app's next middleware).
  */
 export const createFrontDoor = ({ rest, trpc, pages, logger, cors, overload }: FrontDoorOptions) => {
   const accessLog = createAccessLog(logger);
   const ids = requestIds();
+  const [restPrefix, trpcPrefix] = [REST_PREFIX, TRPC_PREFIX];
+
+  /** The one place a transport's answer is awaited: its reply is written, its failure rendered. */
   const serve = (exchange: Exchange, transport: Transport) => {
-    if (overload?.overloaded) {
-      const unavailable = new TRPCError({
-        code: 'SERVICE_UNAVAILABLE',
-        message: `The service is overloaded; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.`,
-      });
-      void sendReply(exchange, { error: unavailable, headers: ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS] });
-      return;
-    }
-    // An unavailable database (the key check reads it) is a 503 the client may retry, not a crash.
-    let reply: Reply | Promise<Reply>;
-    try {
-      reply = transport(exchange);
-    } catch (cause) {
-      reply = { error: toTrpcError(cause) };
-    }
-    if (reply instanceof Promise) reply.then((settled) => sendReply(exchange, settled), (cause: unknown) => sendReply(exchange, { error: toTrpcError(cause) }));
-    else void sendReply(exchange, reply);
+    transport(exchange).then(
+      (reply) => {
+        sendReply(exchange, reply);
+      },
+      (error: unknown) => {
+        sendReply(exchange, { error });
+      },
+    );
   };
 
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
-    const format: ErrorFormat | undefined = under(url, REST_PREFIX) ? 'rest' : under(url, TRPC_PREFIX) ? 'trpc' : undefined;
-    if (!format && !pages) return false;
-    const exchange = new Exchange(req, res, logger, accessLog, ids);
-    // A preflight is answered here, before the key check: browsers send it without credentials.
-    if (format && cors?.(req, res)) {
-      void sendReply(exchange, { status: 204, empty: true, headers: [] });
-      return true;
-    }
+    const format: ErrorFormat | undefined = under(url, restPrefix) ? 'rest' : under(url, trpcPrefix) ? 'trpc' : undefined;
     if (!format) {
-      rememberExchange(exchange);
-      pages?.(exchange);
+      if (!pages) return false;
+      serve(new Exchange(req, res, logger, accessLog, ids), pages);
       return true;
     }
+    const exchange = new Exchange(req, res, logger, accessLog, ids);
     exchange.errorFormat = format;
+    // A preflight is answered here, before the key check: browsers send it without credentials.
+    if (cors?.(req, res)) {
+      sendReply(exchange, { status: 204, empty: true, headers: [] });
+      return true;
+    }
+    if (overload?.overloaded) {
+      const unavailable = new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service is overloaded; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
+      sendReply(exchange, { error: unavailable, headers: ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS] });
+      return true;
+    }
     serve(exchange, format === 'rest' ? rest : trpc);
     return true;
   };

@@ -1,4 +1,4 @@
-import { type Database, andThen, isReplayed } from '@petstore/core';
+import { type Database, isReplayed } from '@petstore/core';
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
@@ -87,13 +87,10 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
         listenForFinish(exchange, finished);
         return transport(exchange);
       },
-      // Only a mutation can be a replay; queries are passed through untouched.
-      call: (call) => (operation, ctx, readInput) => {
-        if (operation.type !== 'mutation') return call(operation, ctx, readInput);
-        return andThen(call(operation, ctx, readInput), (result) => {
-          if (isReplayed(result)) replays.inc();
-          return result;
-        });
+      call: (call) => async (operation, ctx, input) => {
+        const result = await call(operation, ctx, input);
+        if (operation.type === 'mutation' && isReplayed(result)) replays.inc();
+        return result;
       },
     },
   };

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { type Operation, type StatementObserver, operations, settle } from '@petstore/core';
+import { type Operation, type StatementObserver, TRPC_PREFIX, operations } from '@petstore/core';
 import { type Tracer, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
@@ -16,7 +16,6 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
 import { TRPCError } from '@trpc/server';
-import { TRPC_PREFIX } from '../trpc/trpc.js';
 import { type RequestObserver, listenForFinish } from './exchange-observer.js';
 
 export interface Tracing {
@@ -88,13 +87,13 @@ const requestObserver = (tracer: Tracer): RequestObserver => ({
     });
     return context.with(trace.setSpan(parent, span), () => transport(exchange));
   },
-  call: (call) => (operation, ctx, readInput) => {
+  call: (call) => (operation, ctx, input) => {
     const name = names.get(operation) ?? 'unknown';
     return tracer.startActiveSpan(
       `procedure ${name}`,
       { attributes: { 'rpc.system': 'trpc', 'rpc.method': name } },
       (span) =>
-        settle(() => call(operation, ctx, readInput)).then(
+        call(operation, ctx, input).then(
           (result) => {
             span.end();
             return result;

@@ -1,6 +1,6 @@
 import type { OpenAPIObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
 import type { RestOperation } from '../rest/routes.js';
-import { describeConditionalGet } from './conditional-get.js';
+import { describeConditionalGet } from '../exchange/conditional-get.js';
 import { describeItemsAsTheBody, moveSuccessTo, nameRequestBody, withoutGeneratedErrorSchemas } from './generator-gaps.js';
 import { successHeaders } from './success-headers.js';
 import { describeError, transportErrors } from './transport-errors.js';
@@ -55,7 +55,7 @@ export const completeDocument = (generated: OpenAPIObject, { operations, servers
     moveSuccessTo(successStatus, responses);
     const success = responses[String(successStatus)];
     // Location, next-page Link, deprecation: the transport writes them from the meta and the base path.
-    if (success) success.headers = { ...successHeaders(document, operation, restOperation, operations), ...success.headers };
+    if (success) success.headers = { ...successHeaders(document, operation, restOperation), ...success.headers };
 
     // The operation's own errors (its meta) and the transport's, all with the Error body, each
     // status described once among the components.

@@ -1,6 +1,6 @@
 import { MAX_SAFE_ID, PAGE_SIZE, encodeCursor } from '@petstore/core';
 import type { HeaderObject, OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
-import { REST_PREFIX, type RestOperation, deprecationHeaders } from '../rest/routes.js';
+import type { RestOperation } from '../rest/routes.js';
 import { resolveReference } from './resolve-reference.js';
 
 /** RFC 9651: an sf-integer has at most 15 digits; an sf-date is `@` and one. */
@@ -34,7 +34,7 @@ const longestValue = (parameter: ParameterObject, schema: SchemaObject): string 
 
 /**
  * The longest query a valid request to the operation can have: the next page's `Link` repeats the
- * request's query with its `cursor` replaced (rest/routes.ts, `nextPageLink`).
+ * request's query with its `cursor` replaced (rest/rest.ts, `nextPageLink`).
  */
 const longestQuery = (document: OpenAPIObject, operation: OperationObject): string => {
   const query = ((operation.parameters ?? []) as ParameterObject[]).filter((parameter) => parameter.in === 'query');
@@ -45,27 +45,22 @@ const longestQuery = (document: OpenAPIObject, operation: OperationObject): stri
 const text = (pattern: string, maxLength: number, example: string): SchemaObject => ({ type: 'string', pattern, maxLength, examples: [example] });
 
 /**
- * The headers the REST transport adds to a success (rest/routes.ts, `successReplyFor`), described
+ * The headers the REST transport adds to a success (rest/rest.ts, `success`), described
  * from what it writes them from: the operation's meta, its path and the base path. They live here
  * rather than in the procedures' `responseHeaders` because their values name addresses under the
  * base path, which core does not know.
  */
-export const successHeaders = (
-  document: OpenAPIObject,
-  operation: OperationObject,
-  restOp: RestOperation,
-  restOps: readonly RestOperation[],
-): Record<string, HeaderObject> => {
-  const { meta, path, name } = restOp;
-  const address = `${REST_PREFIX}${path}`;
+export const successHeaders = (document: OpenAPIObject, operation: OperationObject, restOp: RestOperation): Record<string, HeaderObject> => {
+  const { meta, name, address, deprecation } = restOp;
   const headers: Record<string, HeaderObject> = {};
   if (meta.paginated && meta.deprecation) throw new Error(`${name}: one Link would carry both its next page and its successor, which this does not describe`);
 
-  if (meta.successStatus === 201) {
+  if (restOp.createdUnder !== undefined) {
+    const under = restOp.createdUnder;
     headers.Location = {
-      description: 'Address of the animal just added.',
+      description: 'Address of what was just added.',
       required: true,
-      schema: text(`^${escapeForPattern(address)}/[1-9][0-9]*$`, `${address}/${MAX_SAFE_ID}`.length, `${address}/1`),
+      schema: text(`^${escapeForPattern(under)}[1-9][0-9]*$`, `${under}${MAX_SAFE_ID}`.length, `${under}1`),
     };
   }
 
@@ -82,7 +77,6 @@ export const successHeaders = (
   }
 
   // The values the REST transport sends, so the examples are what a client sees.
-  const deprecation = deprecationHeaders(restOp, restOps);
   if (deprecation) {
     const [, deprecatedAt = '', , sunsetAt = ''] = deprecation.headers.map(String);
     headers.Deprecation = {

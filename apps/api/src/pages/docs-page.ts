@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { entityTag, isNotModified } from '../exchange/exchange.js';
+import { entityTag, isNotModified } from '../exchange/conditional-get.js';
 import type { Reply } from '../exchange/reply.js';
 
 const PAGE = fileURLToPath(new URL('../../public/docs', import.meta.url));

@@ -1,25 +1,58 @@
 import { parse } from 'node:querystring';
-import { type Context, andThen, attempt, callOperation } from '@petstore/core';
+import { REST_PREFIX, authorize, callOperation, isReplayed } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import { type Admission, type Admit, insufficientScopeChallenge } from '../admission/admit.js';
-import { type Exchange, type FlatHeaders, entityTag, isNotModified } from '../exchange/exchange.js';
+import type { Admit, Admitted } from '../admission/admit.js';
+import { insufficientScopeChallenge } from '../admission/admit.js';
+import { answerConditionally } from '../exchange/conditional-get.js';
 import { readJsonObject } from '../exchange/read-body.js';
-import { type Reply, methodNotAllowed, nothingAt } from '../exchange/reply.js';
-import {
-  METHODS_WITH_BODY,
-  REST_PREFIX,
-  type RestOperation,
-  type SuccessReply,
-  compileRoutes,
-  matchRoute,
-  restOperations,
-  successReplyFor,
-} from './routes.js';
+import { type Reply, type Transport, methodNotAllowed, nothingAt } from '../exchange/reply.js';
+import { type RestOperation, type RestRoute, compileRoutes } from './routes.js';
 
 const DOCUMENT_PATH = `${REST_PREFIX}/openapi.json`;
 
+/** A request as REST reads it: its path, its query, its method (HEAD as GET). */
+interface RestRequest {
+  path: string;
+  search: string;
+  method: string;
+}
+
+const readRequest = (url: string, method: string | undefined): RestRequest => {
+  const queryStart = url.indexOf('?');
+  return {
+    path: queryStart === -1 ? url : url.slice(0, queryStart),
+    search: queryStart === -1 ? '' : url.slice(queryStart + 1),
+    method: method === 'HEAD' ? 'GET' : (method ?? 'GET'),
+  };
+};
+
+const decode = (text: string) => {
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The route whose template matches `path`, with its parameters percent-decoded (undefined when one cannot be). */
+const match = (routes: readonly RestRoute[], path: string) => {
+  for (const route of routes) {
+    const found = route.pattern.exec(path);
+    if (!found) continue;
+    const params: Record<string, string> = {};
+    for (const [index, name] of route.parameters.entries()) {
+      const value = decode(found[index + 1] ?? '');
+      if (value === undefined) return { route, params: undefined };
+      params[name] = value;
+    }
+    return { route, params };
+  }
+  return undefined;
+};
+
 /**
- * A GET operation's input: its query and path parameters, as text for the procedure's schema to
+ * A GET operation's input: its query and path parameters, as text for the operation's schema to
  * read. A parameter given more than once (a repeated query parameter, or a query parameter named
  * like a path parameter) becomes a list and an empty one an empty string: validation refuses both,
  * naming the parameter, instead of one value silently winning.
@@ -35,6 +68,48 @@ const queryInput = (search: string, params: Readonly<Record<string, string>>) =>
   return input;
 };
 
+/** `Link: <…>; rel="next"` (RFC 8288): this request's query again, with the next page's cursor. */
+const nextPageLink = (restOp: RestOperation, search: string, nextCursor: string): string => {
+  const query = new URLSearchParams(search);
+  query.set('cursor', nextCursor);
+  return `<${restOp.address}?${query.toString()}>; rel="next"`;
+};
+
+interface Page {
+  items: unknown;
+  nextCursor: string | null;
+}
+
+/**
+ * A success as REST sends it, from the operation's meta: its status and fixed headers, and what
+ * the result adds: a page's items as the body and its next page's `Link` (also `varying`, the one
+ * header that can change while the body stays the same, which a GET's entity tag covers), a
+ * created resource's `Location`, a replayed create's `Idempotent-Replayed`.
+ */
+const success = (restOp: RestOperation, result: unknown, search: string) => {
+  const { status, fixedHeaders, deprecation } = restOp;
+  if (restOp.paginated) {
+    const { items, nextCursor } = result as Page;
+    const body = JSON.stringify(items);
+    if (nextCursor === null) return { status, body, headers: fixedHeaders, varying: undefined };
+    const next = nextPageLink(restOp, search, nextCursor);
+    const link = deprecation ? `${deprecation.link}, ${next}` : next;
+    return { status, body, headers: [...(deprecation?.headers ?? []), 'Link', link], varying: link };
+  }
+  let headers = fixedHeaders;
+  if (restOp.createdUnder !== undefined) headers = [...headers, 'Location', `${restOp.createdUnder}${(result as { id: number }).id}`];
+  if (isReplayed(result)) headers = [...headers, 'Idempotent-Replayed', 'true'];
+  return { status, body: JSON.stringify(result), headers, varying: undefined };
+};
+
+/** An operation's refusal or failure, with the request's RateLimit headers and a 403's challenge. */
+const refusal = (error: unknown, restOp: RestOperation, admitted: Admitted): Reply => {
+  if (error instanceof TRPCError && error.code === 'FORBIDDEN') {
+    return { error, headers: [...admitted.headers, 'WWW-Authenticate', insufficientScopeChallenge(restOp.meta.scope)] };
+  }
+  return { error, headers: admitted.headers };
+};
+
 export interface RestTransportDependencies {
   admit: Admit;
   /** The OpenAPI document, serialised, made on first use. */
@@ -45,76 +120,40 @@ export interface RestTransportDependencies {
 
 /**
  * The REST interface under `/v1`, served from the operations' OpenAPI meta: the same meta
- * trpc-to-openapi turns into the document. Routes, allowed methods and fixed headers are worked
- * out once, here; a request pays for its admission, its input, its operation and its JSON. The
- * order of checks is the contract's: the key first, then the quota, the path and method, the
- * scope (in the operation), then the body.
+ * trpc-to-openapi turns into the document. A request goes through the contract's checks in its
+ * order: the key and its quota (admission), the path and method, the key's scope, the input (the
+ * body read only now), the operation; then its success, answered conditionally when it is a GET.
  */
-export const createRestTransport = ({ admit, openApiJson, call = callOperation }: RestTransportDependencies) => {
-  const restOps = restOperations();
-  const routes = compileRoutes(restOps);
-  const routeNames = new Map(routes.map((route) => [route, `${REST_PREFIX}${route.template}`]));
-  const successReplies = new Map(restOps.map((restOp) => [restOp, successReplyFor(restOp, restOps)]));
+export const createRestTransport = ({ admit, openApiJson, call = callOperation }: RestTransportDependencies): Transport => {
+  const routes = compileRoutes();
 
-  /** A GET answers with an ETag, and with 304 when the client already holds that representation. */
-  const conditional = (exchange: Exchange, ctx: Context, reply: SuccessReply, admitted: FlatHeaders): Reply => {
-    const tag = entityTag(reply.body, reply.varying);
-    if (isNotModified(exchange.req.headers['if-none-match'], tag)) {
-      return { status: 304, empty: true, headers: [...admit.refund(ctx, 1, admitted), ...reply.headers, 'ETag', tag] };
-    }
-    return { status: reply.status, body: reply.body, headers: [...admitted, ...reply.headers, 'ETag', tag] };
-  };
-
-  /** A call's answer, at once when the operation's is (a read on SQLite), otherwise once it settles. */
-  const run = (exchange: Exchange, restOp: RestOperation, ctx: Context, readInput: () => unknown, search: string, admitted: FlatHeaders): Reply | Promise<Reply> => {
-    const refused = (error: unknown): Reply => {
-      if (!(error instanceof TRPCError)) throw error;
-      const challenge = error.code === 'FORBIDDEN' ? ['WWW-Authenticate', insufficientScopeChallenge(restOp.meta.scope)] : [];
-      return { error, headers: [...admitted, ...challenge] };
-    };
-    const answered = (result: unknown): Reply => {
-      const successReply = successReplies.get(restOp);
-      if (!successReply) throw new Error(`no success reply for ${restOp.name}`);
-      const reply = successReply(result, search);
-      if (restOp.method === 'GET') return conditional(exchange, ctx, reply, admitted);
-      return { ...reply, headers: admitted.length === 0 ? reply.headers : [...admitted, ...reply.headers] };
-    };
-    return attempt(() => call(restOp.operation, ctx, readInput), answered, refused);
-  };
-
-  /** An admitted request: its route and method, then its operation; refused, its refusal. */
-  const answer = (exchange: Exchange, admission: Admission, path: string, search: string, method: string): Reply | Promise<Reply> => {
+  return async (exchange) => {
     const { req } = exchange;
-    if (!admission.admitted) return { error: admission.error, headers: admission.headers };
-    const match = matchRoute(routes, path.slice(REST_PREFIX.length));
-    if (match) exchange.route = routeNames.get(match.route);
-    const restOp = match?.route.byMethod.get(method);
-    if (!match) return nothingAt(req.method, req.url, admission.headers);
-    if (!restOp) return methodNotAllowed(req.method, req.url, match.route.allow, admission.headers);
-    const { params } = match;
-    if (!params) {
-      return { error: new TRPCError({ code: 'BAD_REQUEST', message: 'A path parameter is not valid percent-encoding.' }), headers: admission.headers };
-    }
-    // The body is read only once the operation has admitted the key's scope.
-    const readInput = METHODS_WITH_BODY.has(restOp.method)
-      ? async () => ({ ...(await readJsonObject(req)), ...params })
-      : () => queryInput(search, params);
-    return run(exchange, restOp, admission.ctx, readInput, search, admission.headers);
-  };
-
-  return (exchange: Exchange): Reply | Promise<Reply> => {
-    const { req } = exchange;
-    const url = req.url ?? '/';
-    const queryStart = url.indexOf('?');
-    const path = queryStart === -1 ? url : url.slice(0, queryStart);
-    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
-    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
-
+    const { path, search, method } = readRequest(req.url ?? '/', req.method);
     if (path === DOCUMENT_PATH) {
-      if (method === 'GET') return openApiJson().then((body) => ({ status: 200, body }));
-      return methodNotAllowed(req.method, url, 'GET, HEAD');
+      return method === 'GET' ? { status: 200, body: await openApiJson() } : methodNotAllowed(req.method, req.url, 'GET, HEAD');
     }
 
-    return andThen(admit(req, 1), (admission) => answer(exchange, admission, path, search, method));
+    const admission = await admit(req, 1);
+    if (!admission.admitted) return { error: admission.error, headers: admission.headers };
+    const found = match(routes, path);
+    if (!found) return nothingAt(req.method, req.url, admission.headers);
+    exchange.route = found.route.name;
+    const restOp = found.route.byMethod.get(method);
+    if (!restOp) return methodNotAllowed(req.method, req.url, found.route.allow, admission.headers);
+    const { params } = found;
+    if (!params) return { error: new TRPCError({ code: 'BAD_REQUEST', message: 'A path parameter is not valid percent-encoding.' }), headers: admission.headers };
+
+    let result: unknown;
+    try {
+      const ctx = authorize(admission.ctx, restOp.meta.scope);
+      const input = restOp.takesBody ? { ...(await readJsonObject(req)), ...params } : queryInput(search, params);
+      result = await call(restOp.operation, ctx, input);
+    } catch (error) {
+      return refusal(error, restOp, admission);
+    }
+    const { varying, ...reply } = success(restOp, result, search);
+    if (method === 'GET') return answerConditionally(req, reply, varying, admission);
+    return { ...reply, headers: [...admission.headers, ...reply.headers] };
   };
 };

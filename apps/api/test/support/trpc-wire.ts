@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Context, type Database, appRouter, createApiKeys, openDatabase } from '@petstore/core';
 import { type CreateHTTPContextOptions, createHTTPServer } from '@trpc/server/adapters/standalone';
+import { jsonlStreamConsumer } from '@trpc/server/unstable-core-do-not-import';
 import { it as base } from '../../src/testing/index.js';
 
 /** One request on the wire, apart from its key: `send` adds `Authorization`. */
@@ -20,6 +21,8 @@ export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The request asked for JSON lines, as httpBatchStreamLink does. */
+  streamed: boolean;
 }
 
 /**
@@ -35,7 +38,7 @@ export const send = (url: string, wire: WireRequest, authorization: string | und
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), streamed: wire.headers?.['trpc-accept'] === 'application/jsonl' });
       });
       res.on('error', reject);
     });
@@ -66,53 +69,32 @@ export const batch = (method: string, names: string[], inputs: unknown = {}, hea
 /** What httpBatchStreamLink adds to a batch. */
 export const STREAM = { 'trpc-accept': 'application/jsonl' };
 
-type Encoded = unknown[];
-type ChunkLine = [id: number, status: number, value: Encoded];
-
 /**
- * tRPC's JSON lines: a head line holding each call with its promises as references to chunk ids,
- * then one line per settled promise (`[id, status, value]`), whose value may refer to further
- * chunks. Lines arrive in completion order and nested ids are handed out in that order too, so
- * ids are renumbered in the order the head and then the chunks refer to them, and lines sorted by
- * those numbers: two answers with the same content and different timing compare equal.
+ * A streamed answer as httpBatchStreamLink reads it: decoded by tRPC's own client-side decoder
+ * (`jsonlStreamConsumer`), each call's promises resolved as the link resolves them, in call order.
+ * Two answers that differ only in how their lines are cut and numbered decode the same.
  */
-const canonicalJsonLines = (lines: unknown[]): unknown[] => {
-  const [head, ...rest] = lines;
-  const chunks = rest as ChunkLine[];
-  if (head === null || typeof head !== 'object' || !chunks.every((chunk) => Array.isArray(chunk) && Array.isArray(chunk[2]))) return lines;
-  const ids = new Map<number, number>();
-  const order: number[] = [];
-  // An encoded value is `[[value], ...refs]`, each ref `[key, type, chunk id]`.
-  const renumber = (encoded: Encoded): unknown[] =>
-    encoded.map((part: unknown, index) => {
-      const [key, type, id] = Array.isArray(part) ? (part as unknown[]) : [];
-      if (index === 0 || typeof id !== 'number') return part;
-      if (!ids.has(id)) {
-        order.push(id);
-        ids.set(id, ids.size);
-      }
-      return [key, type, ids.get(id)];
-    });
-  const canonicalHead = Object.fromEntries(Object.entries(head).map(([call, encoded]) => [call, Array.isArray(encoded) ? renumber(encoded) : encoded]));
-  const sorted: unknown[] = [];
-  for (let next = 0; next < order.length; next++) {
-    for (const [id, status, value] of chunks) if (id === order[next]) sorted.push([next, status, renumber(value)]);
-  }
-  // Lines nothing refers to still count: kept, by their own ids.
-  const unreferenced = chunks.filter(([id]) => !ids.has(id)).map((chunk) => ['unreferenced', ...chunk]);
-  return [canonicalHead, ...sorted, ...unreferenced];
+export const decodeJsonLines = async (text: string): Promise<Envelope[]> => {
+  const from = new Response(text).body;
+  if (!from) throw new Error('no body to decode');
+  const [head] = await jsonlStreamConsumer<Record<string, unknown>>({ from, abortController: new AbortController() });
+  return Promise.all(
+    Object.keys(head).map(async (key) => {
+      const json = (await Promise.resolve(head[key])) as Envelope;
+      if (!('result' in json)) return json;
+      const result = (await Promise.resolve(json.result)) as { data: unknown };
+      return { result: { data: await Promise.resolve(result.data) } };
+    }),
+  );
 };
 
-const parseBody = (text: string) => {
-  if (text === '') return undefined;
+const parseBody = async (answer: Answer) => {
+  if (answer.text === '') return undefined;
+  if (answer.streamed && answer.status === 200) return { jsonLines: await decodeJsonLines(answer.text) };
   try {
-    return { json: JSON.parse(text) as unknown };
+    return { json: JSON.parse(answer.text) as unknown };
   } catch {
-    try {
-      return { jsonLines: canonicalJsonLines(text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as unknown)) };
-    } catch {
-      return { text };
-    }
+    return { text: answer.text };
   }
 };
 
@@ -121,8 +103,8 @@ const parseBody = (text: string) => {
  * itself sets. Framing (Content-Length, chunked encoding of a plain answer) and the service's own
  * headers (request id, security headers, rate limits, WWW-Authenticate, Retry-After) are left out.
  */
-export const normalise = (answer: Answer) => {
-  const body = parseBody(answer.text);
+export const normalise = async (answer: Answer) => {
+  const body = await parseBody(answer);
   const header = (name: string) => answer.headers[name];
   return {
     status: answer.status,
@@ -139,7 +121,7 @@ export const normalise = (answer: Answer) => {
  * the whole request as text/plain (a string handed to `new Response()` without a type); the
  * service sends it as application/json, as the interface has every error.
  */
-export const labelledAsOurs = (answer: ReturnType<typeof normalise>) =>
+export const labelledAsOurs = (answer: Awaited<ReturnType<typeof normalise>>) =>
   answer.mediaType === 'text/plain' && answer.body && 'json' in answer.body ? { ...answer, mediaType: 'application/json' } : answer;
 
 export interface Envelope {

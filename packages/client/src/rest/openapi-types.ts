@@ -330,7 +330,7 @@ export interface operations {
             /** @description Animal added. */
             201: {
                 headers: {
-                    /** @description Address of the animal just added. */
+                    /** @description Address of what was just added. */
                     Location: string;
                     /** @description Present when this is the response to an earlier request with the same Idempotency-Key. */
                     "Idempotent-Replayed"?: "true";

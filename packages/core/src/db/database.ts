@@ -1,5 +1,4 @@
 import type { ApiKeyEventName } from '../keys/events.js';
-import type { MaybePromise } from '../maybe-promise.js';
 import type { NewPet, Pet, PetStatus } from '../pets/pet.js';
 
 /**
@@ -47,22 +46,21 @@ export type IdempotentOutcome =
   | { outcome: 'mismatch' };
 
 export interface PetRecords {
-  /** At once on SQLite, which reads without waiting. */
-  page(query: PetPageQuery): MaybePromise<Pet[]>;
-  insert(pet: NewPet): Promise<Pet>;
+  page(query: PetPageQuery): Promise<Pet[]>;
+  /** `signal`: aborted when the caller has gone; a create not yet sent to the database then never is. */
+  insert(pet: NewPet, signal?: AbortSignal): Promise<Pet>;
   /**
    * Inserts the animal and the key's record in one transaction, unless the key already created
    * one within the window (`decideIdempotentCreate` decides): of concurrent or repeated requests
    * with the same key, on any instance, exactly one creates and the others wait for it and replay.
    */
-  insertOnce(pet: NewPet, once: IdempotentCreate): Promise<IdempotentOutcome>;
+  insertOnce(pet: NewPet, once: IdempotentCreate, signal?: AbortSignal): Promise<IdempotentOutcome>;
   /**
    * Deletes at most `limit` idempotency records made before `before`, oldest first, without
    * waiting for rows a request is writing; returns how many it deleted.
    */
   deleteExpiredIdempotencyRecords(before: Date, limit: number): Promise<number>;
-  /** At once on SQLite, which reads without waiting. */
-  findById(id: number): MaybePromise<Pet | undefined>;
+  findById(id: number): Promise<Pet | undefined>;
 }
 
 export interface ApiKeyRecord {

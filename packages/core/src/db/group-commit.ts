@@ -3,6 +3,8 @@ export const MAX_BATCH = 256;
 
 interface Waiting<Item, Result> {
   item: Item;
+  /** Aborted when whoever asked has gone: an item still waiting then is dropped, not written. */
+  signal: AbortSignal | undefined;
   resolve(result: Result): void;
   reject(error: unknown): void;
 }
@@ -19,7 +21,8 @@ export interface GroupCommitOptions {
  * Group commit: items wait while a group is being written and go together in the next one, so
  * one commit, and one flush of the log, carries many of them. `write` answers the items of a group
  * in their order, or fails them all. Without `gather`, a lone item is not held back; a write that
- * never waits (SQLite's) needs `gather` to let a group form at all.
+ * never waits (SQLite's) needs `gather` to let a group form at all. An item whose `signal` aborts
+ * before its group is taken is dropped: it fails with the signal's reason and is never written.
  */
 export const groupCommit = <Item, Result>(write: (items: Item[]) => Promise<Result[]>, { gather }: GroupCommitOptions = {}) => {
   let waiting: Waiting<Item, Result>[] = [];
@@ -29,6 +32,9 @@ export const groupCommit = <Item, Result>(write: (items: Item[]) => Promise<Resu
     writing = true;
     if (gather) await gather();
     while (waiting.length > 0) {
+      for (const waiter of waiting) if (waiter.signal?.aborted) waiter.reject(waiter.signal.reason);
+      waiting = waiting.filter((waiter) => !waiter.signal?.aborted);
+      if (waiting.length === 0) break;
       const batch = waiting.slice(0, MAX_BATCH);
       waiting = waiting.slice(MAX_BATCH);
       try {
@@ -43,9 +49,9 @@ export const groupCommit = <Item, Result>(write: (items: Item[]) => Promise<Resu
     writing = false;
   };
 
-  return (item: Item): Promise<Result> =>
+  return (item: Item, signal?: AbortSignal): Promise<Result> =>
     new Promise<Result>((resolve, reject) => {
-      waiting.push({ item, resolve, reject });
+      waiting.push({ item, signal, resolve, reject });
       if (!writing) void drain();
     });
 };

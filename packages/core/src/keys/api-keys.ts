@@ -241,18 +241,6 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
     },
 
     /**
-     * `authenticate`'s answer for a key this process holds and has nothing to write about, given
-     * at once rather than as a promise: the common request takes no turn of the event loop for its
-     * key (docs/decisions). Undefined for anything else (a key not held or held too long, a last
-     * use to write), which `authenticate` answers.
-     */
-    heldPrincipal(token: string): ApiKeyPrincipal | null | undefined {
-      const at = now().getTime();
-      const principal = heldAt(token, at);
-      return principal && !useIsNoted(principal.keyId, at) ? undefined : principal;
-    },
-
-    /**
      * The principal behind a presented key, or null when it is unknown, malformed, revoked or
      * expired. A key's row is read when the process first sees it and again once it has been held
      * `holdMs`; an expiry is checked on every request. A key that is not well formed, or whose
@@ -262,7 +250,8 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
       const at = now();
       const kept = heldAt(token, at.getTime());
       if (kept !== undefined) {
-        if (kept) await noteUse(kept.keyId, at);
+        // The common request: a held key whose last use is noted waits for nothing.
+        if (kept && !useIsNoted(kept.keyId, at.getTime())) await noteUse(kept.keyId, at);
         return kept;
       }
       held.delete(token);

@@ -1,5 +1,4 @@
 import { TRPCError } from '@trpc/server';
-import { andThen } from '../maybe-promise.js';
 import { defineQuery } from '../trpc.js';
 import { GetPetParams, Pet } from './pet.js';
 
@@ -29,9 +28,9 @@ export const getPet = defineQuery({
   },
   input: GetPetParams,
   output: Pet,
-  resolve: ({ ctx, input }) =>
-    andThen(ctx.db.pets.findById(input.petId), (pet) => {
-      if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No animal has id ${input.petId}.` });
-      return pet;
-    }),
+  resolve: async ({ ctx, input }) => {
+    const pet = await ctx.db.pets.findById(input.petId);
+    if (!pet) throw new TRPCError({ code: 'NOT_FOUND', message: `No animal has id ${input.petId}.` });
+    return pet;
+  },
 });

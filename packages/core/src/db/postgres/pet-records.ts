@@ -197,14 +197,14 @@ export const createPostgresPetRecords = (db: PostgresDrizzle, reads: Queryable):
   return {
     page: ({ afterId, status, take }) =>
       status === undefined ? page(reads, { afterId, take }) : pageWithStatus(reads, { afterId, status, take }),
-    insert: async (pet) => {
-      const created = await create({ pet });
+    insert: async (pet, signal) => {
+      const created = await create({ pet }, signal);
       if (created.outcome !== 'created') throw new Error('a create without a key was not created');
       return created.pet;
     },
     // The lock orders requests with the same idempotency key on every instance: one batch
     // creates; a later one, on any instance, reads its committed record and replays.
-    insertOnce: (pet, once) => create({ pet, once }),
+    insertOnce: (pet, once, signal) => create({ pet, once }, signal),
     deleteExpiredIdempotencyRecords: async (before, limit) => (await deleteExpired.execute({ before, limit })).rowCount ?? 0,
     findById: async (id) => (await findById(reads, { id }))[0],
   };

@@ -162,11 +162,14 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   );
 
   return {
-    page: ({ afterId, status, take }) =>
+    page: async ({ afterId, status, take }) =>
       status === undefined ? page.all({ afterId, take }) : pageWithStatus.all({ afterId, status, take }),
     insert: insertTogether,
-    insertOnce: async (pet, once) => insertOnce.immediate(pet, once),
+    insertOnce: async (pet, once, signal) => {
+      signal?.throwIfAborted();
+      return insertOnce.immediate(pet, once);
+    },
     deleteExpiredIdempotencyRecords: async (before, limit) => deleteExpired.run({ before: before.getTime(), limit }).changes,
-    findById: (id) => findById.one({ id }),
+    findById: async (id) => findById.one({ id }),
   };
 };

@@ -9,18 +9,20 @@ export interface AddPetRequest {
   /** As the client sent it, if it sent one. */
   idempotencyKey?: string | undefined;
   now: Date;
+  /** Aborted when the client has gone: an animal not yet being written is not added. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Adds an animal, once per idempotency key when one is sent (the rule: idempotency.ts). */
 export const addPet = async (
   records: PetRecords,
-  { pet, apiKeyId, idempotencyKey, now }: AddPetRequest,
+  { pet, apiKeyId, idempotencyKey, now, signal }: AddPetRequest,
 ): Promise<{ pet: Pet; replayed: boolean }> => {
-  if (idempotencyKey === undefined) return { pet: await records.insert(pet), replayed: false };
+  if (idempotencyKey === undefined) return { pet: await records.insert(pet, signal), replayed: false };
   const key = IdempotencyKey.safeParse(idempotencyKey);
   if (!key.success) throw new TRPCError({ code: 'BAD_REQUEST', message: key.error.issues[0]?.message ?? 'Invalid Idempotency-Key.' });
 
-  const result = await records.insertOnce(pet, { apiKeyId, key: key.data, fingerprint: fingerprintOf(pet), now });
+  const result = await records.insertOnce(pet, { apiKeyId, key: key.data, fingerprint: fingerprintOf(pet), now }, signal);
   if (result.outcome === 'mismatch') {
     throw new TRPCError({
       code: 'BAD_REQUEST',

@@ -47,6 +47,7 @@ export const createPet = defineMutation({
       apiKeyId: ctx.principal.keyId,
       idempotencyKey: ctx.idempotencyKey,
       now: new Date(),
+      signal: ctx.signal,
     });
     return replayed ? markReplayed(pet) : pet;
   },

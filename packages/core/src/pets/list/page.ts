@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { PetRecords } from '../../db/database.js';
-import { type MaybePromise, andThen } from '../../maybe-promise.js';
 import { encodeCursor } from './cursor.js';
 import type { ListPetsInput } from './list-query.js';
 import { Pets } from '../pet.js';
@@ -23,9 +22,9 @@ export type PetPage = z.output<typeof PetPage>;
  * One page of animals by ascending id. It asks for one animal more than the page holds: that extra
  * row is how it knows another page exists, so a cursor never leads to an empty page.
  */
-export const readPetPage = (records: PetRecords, { limit, status, cursor }: ListPetsInput): MaybePromise<PetPage> =>
-  andThen(records.page({ afterId: cursor ?? 0, status, take: limit + 1 }), (rows) => {
-    if (rows.length <= limit) return { items: rows, nextCursor: null };
-    const items = rows.slice(0, limit);
-    return { items, nextCursor: encodeCursor(items[limit - 1]?.id ?? 0) };
-  });
+export const readPetPage = async (records: PetRecords, { limit, status, cursor }: ListPetsInput): Promise<PetPage> => {
+  const rows = await records.page({ afterId: cursor ?? 0, status, take: limit + 1 });
+  if (rows.length <= limit) return { items: rows, nextCursor: null };
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: encodeCursor(items[limit - 1]?.id ?? 0) };
+};

@@ -1,0 +1,33 @@
+import { type Reply, type Transport, methodNotAllowed, nothingAt } from '../exchange/reply.js';
+import type { Readiness } from '../stores/open-stores.js';
+import { DOCS_FILES, createDocsPage } from './docs-page.js';
+import { healthz, readyz } from './health.js';
+import type { Exchange } from '../exchange/exchange.js';
+
+type Page = (exchange: Exchange) => Reply | Promise<Reply>;
+
+/** A path as the pages match it: without its query, one trailing slash or its case. */
+const pagePath = (url: string | undefined) => {
+  const path = (url ?? '/').split('?', 1)[0] ?? '/';
+  return (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
+};
+
+/**
+ * What the service serves besides the API: the docs page and its files, liveness and readiness,
+ * each answering GET (and HEAD), and the 404 for a path that is nobody's.
+ */
+export const createPages = ({ ready }: { ready: () => Promise<Readiness> }): Transport => {
+  const docs = createDocsPage();
+  const pages = new Map<string, Page>([
+    ...DOCS_FILES.map((file): [string, Page] => [pagePath(`/docs${file}`), (exchange) => docs(file, exchange.req.headers['if-none-match'])]),
+    ['/healthz', healthz],
+    ['/readyz', (exchange) => readyz(exchange, ready)],
+  ]);
+  return async (exchange) => {
+    const { method, url } = exchange.req;
+    const page = pages.get(pagePath(url));
+    if (!page) return nothingAt(method, url);
+    if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(method, url, 'GET, HEAD');
+    return page(exchange);
+  };
+};
