@@ -31,7 +31,7 @@ import {
   fastestPeer,
   postgresVerdicts,
   ratiosToReferences,
-  streamCosts,
+  streamVerdicts,
   verdicts,
 } from './verdicts.js';
 
@@ -90,9 +90,6 @@ try {
   // The other checkout's service, started as that checkout starts it, with this one's environment.
   const before = BEFORE_CHECKOUT ? await started('service', {}, 'service-before', join(BEFORE_CHECKOUT, 'apps', 'api')) : undefined;
   const withMetrics = await started('service', { metricsPort: '0' }, 'service-with-metrics');
-  // The stream batch gets a service of its own: at ten times a batch's CPU per call it drives the
-  // process into shedding, and the heap it leaves would weigh on every call measured after it.
-  const streaming = await started('service', {}, 'service-streaming');
   const fastify = await started('fastify-peer');
   const express = await started('express-peer');
   const hono = await started('hono-peer');
@@ -124,8 +121,7 @@ try {
       return { name: `${name}${suffix}`, process: server, apiKey: key, ...call };
     });
   const targets: Target[] = [
-    ...serviceTargets([REST, TRPC, BATCHED], '', service, apiKey),
-    ...serviceTargets([STREAMED], '', streaming, apiKey),
+    ...serviceTargets([REST, TRPC, BATCHED, STREAMED], '', service, apiKey),
     // The earlier build serves the same kinds of call as this one's service, so both processes
     // carry the same load and only their REST and lone tRPC calls are compared.
     ...(before ? serviceTargets([REST, TRPC, BATCHED], BEFORE, before, apiKey) : []),
@@ -217,7 +213,6 @@ try {
 
   const peakRssMiB = {
     'apps/api': Math.round(service.peakRssMiB()),
-    'apps/api, stream batches only': Math.round(streaming.peakRssMiB()),
     ...(before && { 'apps/api, before': Math.round(before.peakRssMiB()) }),
     ...(onPostgres && { 'apps/api, PostgreSQL': Math.round(onPostgres.peakRssMiB()) }),
     [FASTIFY_PEER]: Math.round(fastify.peakRssMiB()),
@@ -229,7 +224,6 @@ try {
   };
   const servers = [
     service,
-    streaming,
     ...(before ? [before] : []),
     withMetrics,
     fastify,
@@ -246,9 +240,9 @@ try {
   console.log(`Ratios are medians of per-round ratios of calls/s. Fastest peer: ${Object.keys(samples).map((scenario) => `${scenario} → ${fastestPeer(samples, scenario)}`).join('; ')}.`);
   if (!settings.postgres) console.log(`PostgreSQL targets not run (${BENCH_VARIABLES.postgres}=1 adds them).`);
   console.log('Peak RSS (MiB):', peakRssMiB);
-  for (const line of streamCosts(samples)) console.log(line);
   const checks = [
     ...verdicts(samples, Math.max(peakRssMiB['apps/api'], peakRssMiB['apps/api, PostgreSQL'] ?? 0)),
+    ...streamVerdicts(samples, rows),
     ...(before ? beforeVerdicts(samples) : []),
     ...(settings.postgres ? postgresVerdicts(samples) : []),
   ];

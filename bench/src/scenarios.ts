@@ -42,6 +42,9 @@ const rotatingId = (seeded: number) => {
   return () => (next = (next % seeded) + 1);
 };
 
+/** The cheapest call, the one whose CPU any change to the request path shows most. */
+export const GET_BY_ID = 'get by id';
+
 /** The scenario whose page of 100 animals costs more than the call around it. */
 const PAGE_OF_100 = 'list status=available limit=100';
 /**
@@ -78,7 +81,7 @@ export const scenarios = (seeded: number): Scenario[] => {
       },
     },
     {
-      name: 'get by id',
+      name: GET_BY_ID,
       rest: { method: 'GET', setupRequest: (request) => ({ ...request, path: `/v1/pets/${getId()}` }) },
       trpc: { method: 'GET', setupRequest: (request) => ({ ...request, path: `/trpc/getPet?input=${input({ petId: getId() })}` }) },
       trpcBatched: {

@@ -23,6 +23,15 @@ export const REST_MIN_BASELINE_THROUGHPUT = 0.8;
 export const BEFORE = ', before';
 /** Against that checkout's service, a call may cost at most this many times its CPU there. */
 export const BEFORE_MAX_CPU_FACTOR = 1.05;
+/** A get by id, the cheapest call, may cost this much more: a request path that reads forward is worth that much of it. */
+export const BEFORE_MAX_CPU_FACTOR_GET_BY_ID = 1.08;
+
+/** A streamed batch against the same batch answered at once: at least this share of its calls/s… */
+export const STREAM_MIN_THROUGHPUT = 0.8;
+/** …at most this many times its CPU per call… */
+export const STREAM_MAX_CPU_FACTOR = 1.25;
+/** …and at most this many times its p99 latency. */
+export const STREAM_MAX_P99_FACTOR = 2;
 
 /** Appended to the service's targets on PostgreSQL (with Redis for the rate limit's counts). */
 export const ON_POSTGRES = ', PostgreSQL';
