@@ -168,9 +168,9 @@ export interface Operation {
  * does the same with an object spread per level; the transports call this instead (docs/decisions
  * has the measurement).
  */
-export const callOperation = async (operation: Operation, ctx: AuthedContext, input: unknown): Promise<unknown> => {
+export const callOperation = (operation: Operation, ctx: AuthedContext, input: unknown): Promise<unknown> => {
   const parsed = operation.compiledInput.safeParse(input);
-  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+  if (!parsed.success) return Promise.reject(new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error }));
   return operation.resolve({ ctx, input: parsed.data });
 };
 

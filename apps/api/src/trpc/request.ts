@@ -24,19 +24,34 @@ export interface TrpcRequest {
   batch: boolean;
   /** What httpBatchStreamLink asks for: the calls' answers as JSON lines, each as soon as it is ready. */
   stream: boolean;
-  /** The input of the call at `index`; the first call to ask reads them all, a failure is every asking call's. */
-  input(index: number): Promise<unknown>;
+  /** Every call's input, by index: read once, when first asked for; a failure is every asking call's. */
+  inputs(): Promise<unknown[]>;
 }
 
-/**
- * The procedure paths a request names, as sent, and whether as a batch: before the request is read,
- * what its admission spends and what its route is labelled.
- */
-export const namedCalls = (url: string): { names: string[]; batch: boolean } => {
+/** A request's address as tRPC reads it: the procedure paths after the prefix, and the query. */
+export interface TrpcAddress {
+  /** The paths as sent, before decoding: what its admission counts and its route is labelled with. */
+  names: string[];
+  /** `?batch=1`. */
+  batch: boolean;
+  /** The path after the prefix, slashes around it trimmed, as a URL parser leaves it. */
+  path: string;
+  query: URLSearchParams;
+}
+
+/** A path a URL parser leaves as it is: no dot segments, encoded or not, nothing it would percent-encode. */
+const PLAIN_PATH = /^(?![^]*%2e)(?:[A-Za-z0-9\-_~!$&'()*+,;=:@%]|\.(?![./]|$)|\/(?!\.\.?(?:\/|$)))*$/i;
+
+/** Read once per request: the path as tRPC's adapter reads it from a parsed URL, parsed only when it could differ. */
+export const readTrpcAddress = (url: string): TrpcAddress => {
   const queryStart = url.indexOf('?');
-  const path = (queryStart === -1 ? url : url.slice(0, queryStart)).slice(TRPC_PREFIX.length + 1);
-  const batch = queryStart !== -1 && new URLSearchParams(url.slice(queryStart + 1)).get('batch') === '1';
-  return { names: batch ? path.split(',') : [path], batch };
+  const raw = queryStart === -1 ? url : url.slice(0, queryStart);
+  const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+  const batch = query.get('batch') === '1';
+  const names = raw.slice(TRPC_PREFIX.length + 1);
+  const pathname = PLAIN_PATH.test(raw) ? raw : new URL(raw, 'http://localhost').pathname;
+  const path = pathname.replace(/^\/|\/$/g, '').slice(TRPC_PREFIX.length - 1).replace(/^\/|\/$/g, '');
+  return { names: batch ? names.split(',') : [names], batch, path, query };
 };
 
 /** Which method a kind of procedure takes; queries take POST too when method override is on. */
@@ -70,9 +85,8 @@ const asBadRequest = (cause: unknown): never => {
 const procedureAt = (path: string): Operation | undefined =>
   Object.hasOwn(operations, path) ? operations[path as keyof typeof operations] : undefined;
 
-/** The procedure path after `/trpc/`, slashes around it trimmed, percent-decoded. */
-const procedurePath = (pathname: string) => {
-  const path = pathname.replace(/^\/|\/$/g, '').slice(TRPC_PREFIX.length - 1).replace(/^\/|\/$/g, '');
+/** The procedure path, percent-decoded. */
+const decodedPath = (path: string) => {
   try {
     return decodeURIComponent(path);
   } catch (cause) {
@@ -81,9 +95,9 @@ const procedurePath = (pathname: string) => {
 };
 
 /** The calls' inputs from JSON: the `input` query parameter of a GET, or the body. */
-const jsonInputs = (req: IncomingMessage, url: URL, batch: boolean, count: number) =>
-  once(async () => {
-    const text = req.method === 'GET' ? url.searchParams.get('input') : await readBody(req).then((body) => body.toString('utf8'));
+const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean, count: number) =>
+  once(async (): Promise<unknown[]> => {
+    const text = req.method === 'GET' ? query.get('input') : (await readBody(req)).toString('utf8');
     let inputs: unknown;
     try {
       inputs = text ? JSON.parse(text) : undefined;
@@ -99,20 +113,20 @@ const jsonInputs = (req: IncomingMessage, url: URL, batch: boolean, count: numbe
 /** One call with a body tRPC hands to the procedure as it comes: FormData, or the raw bytes as a stream. */
 const bodyCall = (req: IncomingMessage, path: string, mediaType: string): TrpcRequest => {
   if (req.method !== 'POST') throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Only POST requests are supported for ${mediaType} requests` });
-  const input = once(async () => {
-    if (mediaType === 'application/octet-stream') return Readable.toWeb(req);
+  const inputs = once(async (): Promise<unknown[]> => {
+    if (mediaType === 'application/octet-stream') return [Readable.toWeb(req)];
     const body = await readBody(req);
     // tRPC hands the procedure what Fetch's formData() makes of the body; the same call answers alike.
     // eslint-disable-next-line @typescript-eslint/no-deprecated
-    return new Response(new Uint8Array(body), { headers: { 'content-type': req.headers['content-type'] ?? mediaType } }).formData().catch(asBadRequest);
+    const form = await new Response(new Uint8Array(body), { headers: { 'content-type': req.headers['content-type'] ?? mediaType } }).formData().catch(asBadRequest);
+    return [form];
   });
-  return { calls: [{ index: 0, path, operation: procedureAt(path) }], batch: false, stream: wantsStream(req), input };
+  return { calls: [{ index: 0, path, operation: procedureAt(path) }], batch: false, stream: wantsStream(req), inputs };
 };
 
 /** The calls of `req` and how to read their inputs, as tRPC's content-type handlers read them. */
-const callsOf = (req: IncomingMessage): TrpcRequest => {
-  const url = new URL(req.url ?? TRPC_PREFIX, 'http://localhost');
-  const path = procedurePath(url.pathname);
+const callsOf = (req: IncomingMessage, address: TrpcAddress): TrpcRequest => {
+  const path = decodedPath(address.path);
   const mediaType = mediaTypeOf(req);
   if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(req, path, mediaType);
   if (mediaType !== 'application/json' && req.method !== 'GET') {
@@ -122,19 +136,18 @@ const callsOf = (req: IncomingMessage): TrpcRequest => {
       message: contentType === undefined ? 'Missing content-type header' : `Unsupported content-type "${contentType}`,
     });
   }
-  const batch = url.searchParams.get('batch') === '1';
+  const { batch, query } = address;
   const paths = batch ? path.split(',') : [path];
   if (batch && paths.length > MAX_BATCH_SIZE) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Batch call exceeds maximum size' });
   const calls = paths.map((each, index) => ({ index, path: each, operation: procedureAt(each) }));
   const types = [...new Set(calls.flatMap(({ operation }) => (operation ? [operation.type] : [])))];
   if (types.length > 1) throw new TRPCError({ code: 'BAD_REQUEST', message: `Cannot mix procedure types in call: ${types.join(', ')}` });
-  const inputs = jsonInputs(req, url, batch, paths.length);
-  return { calls, batch, stream: wantsStream(req), input: async (index) => (await inputs())[index] };
+  return { calls, batch, stream: wantsStream(req), inputs: jsonInputs(req, query, batch, paths.length) };
 };
 
 /** Reads `req` as tRPC does; throws the TRPCError tRPC answers for a request it cannot take. */
-export const readTrpcRequest = (req: IncomingMessage): TrpcRequest => {
-  const request = callsOf(req);
+export const readTrpcRequest = (req: IncomingMessage, address: TrpcAddress): TrpcRequest => {
+  const request = callsOf(req, address);
   if (request.stream && !request.batch) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Streaming requests must be batched (you can do a batch of 1)' });
   return request;
 };

@@ -5,7 +5,7 @@ import type { Admit } from '../admission/admit.js';
 import { insufficientScopeChallenge } from '../admission/admit.js';
 import type { FlatHeaders } from '../exchange/exchange.js';
 import { type CallOutcome, type Reply, type Transport, methodNotAllowed } from '../exchange/reply.js';
-import { type TrpcCall, type TrpcRequest, acceptedMethods, namedCalls, readTrpcRequest, wantsStream } from './request.js';
+import { type TrpcCall, type TrpcRequest, acceptedMethods, readTrpcAddress, readTrpcRequest, wantsStream } from './request.js';
 
 /** Aborted when the connection closes before the whole answer went out: the client left. */
 const leaving = (res: ServerResponse): AbortSignal => {
@@ -57,19 +57,18 @@ export const createTrpcTransport = ({ admit, allowMethodOverride, call = callOpe
     }
   };
 
-  /** A call let through: its input, then its operation; its failure is its answer, never the request's. */
-  const run = async (request: TrpcRequest, index: number, operation: Operation, ctx: AuthedContext): Promise<CallOutcome> => {
-    try {
-      return { data: await call(operation, ctx, await request.input(index)) };
-    } catch (error) {
-      return { error };
-    }
-  };
+  /** A call's answer: its result, or its failure, which is its answer and never the request's. */
+  const answer = (pending: Promise<unknown>): Promise<CallOutcome> =>
+    pending.then(
+      (data) => ({ data }),
+      (error: unknown) => ({ error }),
+    );
 
   return async (exchange): Promise<Reply> => {
     const { req } = exchange;
     const method = req.method ?? 'GET';
-    const { names, batch } = namedCalls(req.url ?? TRPC_PREFIX);
+    const address = readTrpcAddress(req.url ?? TRPC_PREFIX);
+    const { names, batch } = address;
     exchange.route = names.length === 1 ? routeNames.get(names[0] ?? '') : BATCH_ROUTE;
 
     // A batch over the limit runs nothing, so it spends one request rather than one per call.
@@ -86,25 +85,32 @@ export const createTrpcTransport = ({ admit, allowMethodOverride, call = callOpe
 
     let request: TrpcRequest;
     try {
-      request = readTrpcRequest(req);
+      request = readTrpcRequest(req, address);
     } catch (error) {
       return { error, headers: admission.headers };
     }
     const headers: FlatHeaders = [...admission.headers];
     // A streamed batch answers for as long as its slowest call: what has not started when its client leaves never does.
     const ctx = request.stream ? { ...admission.ctx, signal: leaving(exchange.res) } : admission.ctx;
-    const outcomes = request.calls.map((each): Promise<CallOutcome> => {
-      const through = letThrough(method, each, ctx);
-      if (!('refusal' in through)) return run(request, each.index, through.operation, through.ctx);
-      const { refusal } = through;
-      if (refusal.code === 'METHOD_NOT_SUPPORTED' && each.operation && !headers.includes('Allow')) {
-        headers.push('Allow', acceptedMethods(each.operation.type, allowMethodOverride).join(', '));
+    const through = request.calls.map((each) => letThrough(method, each, ctx));
+    for (const [index, each] of through.entries()) {
+      const operation = request.calls[index]?.operation;
+      if (!('refusal' in each) || !operation) continue;
+      if (each.refusal.code === 'METHOD_NOT_SUPPORTED' && !headers.includes('Allow')) {
+        headers.push('Allow', acceptedMethods(operation.type, allowMethodOverride).join(', '));
       }
       // One challenge per response: a batch refused several scopes names the first.
-      if (refusal.code === 'FORBIDDEN' && each.operation && !headers.includes('WWW-Authenticate')) {
-        headers.push('WWW-Authenticate', insufficientScopeChallenge(each.operation.meta.scope));
+      if (each.refusal.code === 'FORBIDDEN' && !headers.includes('WWW-Authenticate')) {
+        headers.push('WWW-Authenticate', insufficientScopeChallenge(operation.meta.scope));
       }
-      return Promise.resolve({ error: refusal });
+    }
+    // The inputs are read once a call is let through, so a request whose calls are all refused
+    // never has its body read; the calls let through then run one after the other in one turn.
+    let inputs: Promise<unknown[]> | undefined;
+    const outcomes = through.map((each, index): Promise<CallOutcome> => {
+      if ('refusal' in each) return Promise.resolve({ error: each.refusal });
+      inputs ??= request.inputs();
+      return answer(inputs.then((all) => call(each.operation, each.ctx, all[index])));
     });
     if (request.stream) return { stream: outcomes, headers };
     return { calls: await Promise.all(outcomes), batch: request.batch, headers };
