@@ -34,14 +34,15 @@ const main = async () => {
     // signal left to Node's default would kill the service before its requests finish.
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    const signalledAt = performance.now();
+    logger.info({ signal, delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, 'stopping: answering the requests taken, taking no new ones');
     server.close().then(
       () => {
-        logger.info('stopped');
+        logger.info({ ms: Math.round(performance.now() - signalledAt) }, 'stopped');
         logger.flush();
       },
       (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
+        logger.error({ err: error }, 'stopping failed');
         process.exitCode = 1;
       },
     );

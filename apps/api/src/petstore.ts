@@ -1,15 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Door } from './exchange/exchange.js';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createAdmission } from './admission/admit.js';
 import { clientAddressResolver } from './admission/client-address.js';
 import type { Config } from './settings/config.js';
 import { createCors } from './front-door/cors.js';
-import { createFrontDoor } from './front-door/front-door.js';
+import { createDoor, createFrontDoor } from './front-door/front-door.js';
 import { type OverloadGuard, createOverloadGuard } from './front-door/overload.js';
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
-import { OverloadedError } from './pages/health.js';
+import { OverloadedError, StoppingError } from './pages/health.js';
 import { createPages } from './pages/pages.js';
 import type { Tracing } from './observability/tracing.js';
 import { lazyDocument } from './openapi/lazy-document.js';
@@ -19,6 +20,8 @@ import { createTrpcTransport } from './trpc/trpc.js';
 
 export interface Petstore {
   stores: Stores;
+  /** What its exchanges share; `door.stopping` starts a stop (server.ts). */
+  door: Door;
   /** The Prometheus registry, when `config.metricsPort` is set; the server serves it on its own listener. */
   metrics: Metrics | undefined;
   /** Refuses new API requests while the event loop is overloaded; undefined when off. */
@@ -42,19 +45,22 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
   const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
+  const door = createDoor(logger);
   const api = {
+    door,
     rest: observed.transport(createRestTransport({ admit, openApiJson: lazyDocument(config), call })),
     trpc: observed.transport(createTrpcTransport({ admit, allowMethodOverride: config.trpcAllowMethodOverride, call })),
-    logger,
     cors: createCors(config.corsOrigins),
     overload,
   };
-  // Not ready while overloaded either: the load balancer then sends work to another instance.
-  const ready = () => (overload?.overloaded ? Promise.reject(new OverloadedError()) : stores.ready());
+  // Not ready while stopping or overloaded either: the load balancer then sends work to another instance.
+  const ready = () =>
+    door.stopping ? Promise.reject(new StoppingError()) : overload?.overloaded ? Promise.reject(new OverloadedError()) : stores.ready();
   const everything = createFrontDoor({ ...api, pages: createPages({ ready }) });
   const apiOnly = createFrontDoor(api);
   return {
     stores,
+    door,
     metrics: observed.metrics,
     frontDoor: everything,
     middleware: (req, res, next) => {

@@ -1,12 +1,11 @@
 import { IncomingMessage, type Server, ServerResponse, createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiKeyError, type ApiKeys, type Database } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import type { Config } from './settings/config.js';
-import { createAccessLog } from './front-door/send-reply.js';
-import { Exchange, requestIds } from './exchange/exchange.js';
+import { type Door, Exchange } from './exchange/exchange.js';
 import { sendReply } from './front-door/send-reply.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { type Petstore, openPetstore } from './petstore.js';
@@ -20,12 +19,14 @@ export interface RunningServer {
   db: Database;
   /** Set when the database had no key at all and the server just created one. */
   firstApiKey: string | undefined;
-  /** Stops accepting connections, lets requests in flight finish, then closes the stores. */
+  /**
+   * Stops as a rolling deploy needs: `/readyz` fails at once and every answer from then on closes
+   * its connection; after `config.shutdownDelayMs` no new connection is taken and idle ones close;
+   * every request already taken is answered (those still running after `config.shutdownGraceMs`
+   * are cut); then the stores close.
+   */
   close(): Promise<void>;
 }
-
-/** How long requests in flight may take to finish once shutdown begins. */
-const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Only a database that never had a key gets one: revoking every key must not be undone here. Of
@@ -50,18 +51,33 @@ const listen = (server: Server, port: number, host: string) =>
     });
   });
 
-const stop = (server: Server) =>
+/**
+ * How long a keep-alive connection must have been quiet, once stopping, before it is closed. Node's
+ * own `server.close()` closes idle connections at once, racing a request the client may be sending
+ * on one: the client sees a reset it cannot tell from a lost request. A client still sending gets
+ * its next answer with `Connection: close` within this time instead; only connections that stayed
+ * quiet are closed, as a keep-alive timeout would close them.
+ */
+const IDLE_QUIET_MS = 250;
+
+/** Takes no new connection, closes quiet ones, and settles once the busy ones have answered (or after `graceMs`, cut). */
+const drain = (server: Server, graceMs: number, logger: Logger) =>
   new Promise<void>((resolve, reject) => {
+    const quiet = setTimeout(() => { server.closeIdleConnections(); }, IDLE_QUIET_MS).unref();
     const force = setTimeout(() => {
+      logger.warn({ graceMs }, 'stopping: the grace ran out, cutting the requests still running');
       server.closeAllConnections();
-    }, SHUTDOWN_GRACE_MS).unref();
-    server.close((error) => {
+    }, graceMs).unref();
+    // The listener stops here; its connections are left to the timers above (see IDLE_QUIET_MS).
+    NetServer.prototype.close.call(server, (error) => {
+      clearTimeout(quiet);
       clearTimeout(force);
       if (error) reject(error);
       else resolve();
     });
-    server.closeIdleConnections();
   });
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface ServerOptions {
   /**
@@ -83,9 +99,7 @@ const listenerFor = async (petstore: Petstore, { mount = 'front-door' }: ServerO
  * client waits an answer for: a connection that already answered closes, one still answering
  * closes once it has.
  */
-const answerMalformedRequest = (logger: Logger) => {
-  const accessLog = createAccessLog(logger);
-  const ids = requestIds();
+const answerMalformedRequest = (door: Door) => {
   return (error: Error & { code?: string }, socket: Duplex): void => {
     // An earlier request on this connection is still being answered: that answer comes first, and
     // the connection closes after it, leaving the bytes that followed it unanswered.
@@ -111,7 +125,7 @@ const answerMalformedRequest = (logger: Logger) => {
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
         : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
-    sendReply(new Exchange(req, res, logger, accessLog, ids), { error: refusal });
+    sendReply(new Exchange(req, res, door), { error: refusal });
   };
 };
 
@@ -124,7 +138,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   const firstApiKey = await createFirstKey(stores.apiKeys);
 
   const server = createServer(await listenerFor(petstore, options));
-  server.on('clientError', answerMalformedRequest(logger));
+  server.on('clientError', answerMalformedRequest(petstore.door));
   // A client gets 10 s to send its headers and 30 s for the whole request: a slow sender cannot
   // hold a connection (and its memory) for the five minutes Node allows by default.
   server.headersTimeout = 10_000;
@@ -142,7 +156,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
     try {
       metricsServer = await startMetricsServer(petstore.metrics.registry, config.metricsPort, config.host);
     } catch (error) {
-      await stop(server);
+      await drain(server, config.shutdownGraceMs, logger);
       await petstore.close();
       throw error;
     }
@@ -154,8 +168,11 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
     db: stores.db,
     firstApiKey,
     close: async () => {
+      // From here on `/readyz` fails and every answer closes its connection (send-reply.ts).
+      petstore.door.stopping = true;
+      if (config.shutdownDelayMs > 0) await pause(config.shutdownDelayMs);
+      await drain(server, config.shutdownGraceMs, logger);
       await metricsServer?.close();
-      await stop(server);
       await tracing?.shutdown();
       await stores.close();
     },

@@ -31,6 +31,17 @@ export type AccessLog = (
   trace?: { trace_id: string; span_id: string },
 ) => void;
 
+/**
+ * What every exchange of one server shares: its logger, its access line, its request ids, and
+ * whether the server is stopping, which every reply from then on answers by closing its connection.
+ */
+export interface Door {
+  readonly logger: Logger;
+  readonly accessLog: AccessLog;
+  readonly ids: RequestIds;
+  stopping: boolean;
+}
+
 /** Told when an exchange's reply has been written, with its status and how long it took. */
 export type FinishListener = (exchange: Exchange, status: number, elapsedMs: number) => void;
 
@@ -62,15 +73,13 @@ export class Exchange {
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
-    private readonly logger: Logger,
-    readonly accessLog: AccessLog,
-    ids: RequestIds,
+    readonly door: Door,
   ) {
-    this.reqId = ids(req.headers['x-request-id']);
+    this.reqId = door.ids(req.headers['x-request-id']);
   }
 
   /** The logger bound to this request's id, made only when something is logged through it. */
   get log(): Logger {
-    return (this.bound ??= this.logger.child(this.traceIds ? { reqId: this.reqId, ...this.traceIds } : { reqId: this.reqId }));
+    return (this.bound ??= this.door.logger.child(this.traceIds ? { reqId: this.reqId, ...this.traceIds } : { reqId: this.reqId }));
   }
 }

@@ -2,12 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REST_PREFIX, TRPC_PREFIX } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
-import { type ErrorFormat, Exchange, requestIds } from '../exchange/exchange.js';
+import { type Door, type ErrorFormat, Exchange, requestIds } from '../exchange/exchange.js';
 import type { Transport } from '../exchange/reply.js';
 import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
 import { createAccessLog, sendReply } from './send-reply.js';
 
+/** The state a server's exchanges share (exchange.ts): made once per server, shared by its front doors. */
+export const createDoor = (logger: Logger): Door => ({ logger, accessLog: createAccessLog(logger), ids: requestIds(), stopping: false });
+
 export interface FrontDoorOptions {
+  door: Door;
   /** `/v1`, served from the procedures' REST meta. */
   rest: Transport;
   /** `/trpc`, in tRPC's wire format. */
@@ -17,7 +21,6 @@ export interface FrontDoorOptions {
    * mounted in another app, whose next middleware serves them.
    */
   pages?: Transport | undefined;
-  logger: Logger;
   /** Adds CORS headers, and says whether the request is a preflight; absent when no browser origin is allowed. */
   cors?: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   /** Refuses new requests while the event loop is overloaded; absent when shedding is off. */
@@ -33,9 +36,7 @@ const under = (url: string, prefix: string) =>
  * its failure, leaves through `sendReply`. Returns false for a path that is not the API's when
  * there are no pages to serve it (a host app's next middleware).
  */
-export const createFrontDoor = ({ rest, trpc, pages, logger, cors, overload }: FrontDoorOptions) => {
-  const accessLog = createAccessLog(logger);
-  const ids = requestIds();
+export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: FrontDoorOptions) => {
   const [restPrefix, trpcPrefix] = [REST_PREFIX, TRPC_PREFIX];
 
   /** The one place a transport's answer is awaited: its reply is written, its failure rendered. */
@@ -55,10 +56,10 @@ export const createFrontDoor = ({ rest, trpc, pages, logger, cors, overload }: F
     const format: ErrorFormat | undefined = under(url, restPrefix) ? 'rest' : under(url, trpcPrefix) ? 'trpc' : undefined;
     if (!format) {
       if (!pages) return false;
-      serve(new Exchange(req, res, logger, accessLog, ids), pages);
+      serve(new Exchange(req, res, door), pages);
       return true;
     }
-    const exchange = new Exchange(req, res, logger, accessLog, ids);
+    const exchange = new Exchange(req, res, door);
     exchange.errorFormat = format;
     // A preflight is answered here, before the key check: browsers send it without credentials.
     if (cors?.(req, res)) {

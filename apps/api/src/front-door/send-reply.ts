@@ -95,7 +95,7 @@ const renderCalls = (exchange: Exchange, calls: CallOutcome[], batch: boolean) =
 
 const finish = (exchange: Exchange, status: number) => {
   const elapsedMs = performance.now() - exchange.startedAt;
-  exchange.accessLog(exchange.reqId, exchange.req.method, exchange.req.url, status, Math.round(elapsedMs), exchange.traceIds);
+  exchange.door.accessLog(exchange.reqId, exchange.req.method, exchange.req.url, status, Math.round(elapsedMs), exchange.traceIds);
   exchange.onFinish?.(exchange, status, elapsedMs);
 };
 
@@ -108,9 +108,48 @@ const bodyLeft = (req: IncomingMessage): boolean =>
   !req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0');
 
 /**
- * The headers every reply carries, then the reply's own; what is left of an unread body closes the
- * connection. A tRPC answer varies with what the client accepts (JSON lines or not), but for
- * `unvaried` (the HEAD tRPC answers with an empty 204).
+ * After an answer given before the request's body was read (a 413, or a 401, 403 or 415 that need
+ * not read it), the client is still sending, and most clients read an answer only once they have
+ * sent their body: closing at once would cut them off with a reset instead of the answer. So the
+ * connection lingers, reading and dropping what arrives, until the body ends (as nginx's
+ * lingering close does), within these bounds. A client that sends past them is not sending a body
+ * by mistake, and is cut off.
+ */
+export const LINGER_MAX_BYTES = 8 * 1024 * 1024;
+export const LINGER_MAX_MS = 5_000;
+
+/** Ends the response: at once, or, with a body still arriving, once it has arrived (bounded). */
+const end = ({ req, res }: Exchange, last?: string | Buffer) => {
+  if (!bodyLeft(req)) {
+    res.end(last);
+    return;
+  }
+  if (last !== undefined) res.write(last);
+  let dropped = 0;
+  const cut = setTimeout(() => {
+    res.end();
+    req.socket.destroy();
+  }, LINGER_MAX_MS).unref();
+  const arrived = () => {
+    clearTimeout(cut);
+    res.end();
+  };
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped <= LINGER_MAX_BYTES) return;
+    clearTimeout(cut);
+    res.end();
+    req.socket.destroy();
+  });
+  req.once('end', arrived).once('close', arrived).once('error', arrived);
+  req.resume();
+};
+
+/**
+ * The headers every reply carries, then the reply's own. A reply closes its connection when the
+ * service is stopping, and when the request's body was not read (what is left of it is read and
+ * dropped first, see `end`). A tRPC answer varies with what the client accepts (JSON lines or
+ * not), but for `unvaried` (the HEAD tRPC answers with an empty 204).
  */
 const headersOf = (exchange: Exchange, status: number, own: FlatHeaders | undefined, { page = false, unvaried = false } = {}): OutgoingHttpHeader[] => {
   const headers: OutgoingHttpHeader[] = ['X-Request-Id', exchange.reqId, ...(page ? PAGE_SECURITY_HEADERS : API_SECURITY_HEADERS)];
@@ -118,7 +157,7 @@ const headersOf = (exchange: Exchange, status: number, own: FlatHeaders | undefi
   if (exchange.errorFormat === 'trpc' && !unvaried) headers.push('Vary', TRPC_VARY);
   // Every 503 tells the client when to try again, unless its sender already did.
   if (status === 503 && !own?.includes('Retry-After')) headers.push('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
-  if (bodyLeft(exchange.req)) headers.push('Connection', 'close');
+  if (exchange.door.stopping || bodyLeft(exchange.req)) headers.push('Connection', 'close');
   return headers;
 };
 
@@ -162,10 +201,10 @@ const sendStream = async (exchange: Exchange, { stream, headers: own }: StreamRe
       if (next === 'gone') return;
       piece = next;
     }
-    res.end(piece.done ? undefined : piece.value.text);
+    end(exchange, piece.done ? undefined : piece.value.text);
   } catch (error) {
     exchange.log.error({ err: error }, 'streaming the response failed');
-    res.end();
+    end(exchange);
   } finally {
     void pieces.return();
     finish(exchange, 200);
@@ -191,7 +230,7 @@ export const sendReply = (exchange: Exchange, reply: Reply): void => {
   }
   if ('empty' in reply) {
     res.writeHead(reply.status, headersOf(exchange, reply.status, reply.headers, { page: reply.page, unvaried: reply.unvaried }) as string[]);
-    res.end();
+    end(exchange);
     finish(exchange, reply.status);
     return;
   }
@@ -202,6 +241,6 @@ export const sendReply = (exchange: Exchange, reply: Reply): void => {
   const headers = headersOf(exchange, status, reply.headers, { page });
   headers.push('Content-Type', type, 'Content-Length', Buffer.byteLength(body));
   res.writeHead(status, headers as string[]);
-  res.end(body);
+  end(exchange, body);
   finish(exchange, status);
 };

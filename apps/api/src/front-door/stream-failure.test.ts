@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { jsonlStreamConsumer } from '@trpc/server/unstable-core-do-not-import';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Exchange, requestIds } from '../exchange/exchange.js';
+import { Exchange } from '../exchange/exchange.js';
 import type { CallOutcome } from '../exchange/reply.js';
-import { createAccessLog, sendReply } from './send-reply.js';
+import { createDoor } from './front-door.js';
+import { sendReply } from './send-reply.js';
 
 /**
  * A streamed batch whose body fails after its head went out: the writer ends the response as
@@ -21,10 +22,9 @@ afterEach(() => {
 
 const serve = async (stream: () => Promise<CallOutcome>[], logged: Record<string, unknown>[]) => {
   const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
-  const accessLog = createAccessLog(logger);
-  const ids = requestIds();
+  const door = createDoor(logger);
   const server = createServer((req, res) => {
-    const exchange = new Exchange(req, res, logger, accessLog, ids);
+    const exchange = new Exchange(req, res, door);
     exchange.errorFormat = 'trpc';
     sendReply(exchange, { stream: stream() });
   });

@@ -11,6 +11,14 @@ export class OverloadedError extends Error {
   }
 }
 
+/** Why `/readyz` answers 503 once the service has been told to stop. */
+export class StoppingError extends Error {
+  override name = 'StoppingError';
+  constructor() {
+    super('The service is stopping and takes no new work.');
+  }
+}
+
 /** Liveness: the process answers. */
 export const healthz = (): Reply => ({ status: 200, body: JSON.stringify({ status: 'ok' }) });
 
@@ -24,7 +32,7 @@ export const readyz = async (exchange: Exchange, ready: () => Promise<Readiness>
     return { status: 200, body: JSON.stringify({ status: 'ok', degraded }) };
   } catch (error) {
     exchange.log.warn({ err: error }, 'readiness check failed');
-    const message = error instanceof OverloadedError ? error.message : 'A store the service depends on is not answering.';
+    const message = error instanceof OverloadedError || error instanceof StoppingError ? error.message : 'A store the service depends on is not answering.';
     return { error: new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }) };
   }
 };

@@ -18,6 +18,9 @@ const compilesAsProxyList = (list: string[]) => {
  */
 export const DEFAULT_OVERLOAD_DELAY_MS = 100;
 
+/** How long requests accepted before a stop may take to finish, unless the environment says otherwise. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
 /** `*`, or a scheme, host and port with nothing after: what a browser sends as `Origin`. */
 const isOrigin = (entry: string) => {
   if (entry === '*') return true;
@@ -195,6 +198,19 @@ export const SETTINGS = {
     readBy: 'service',
     description:
       'mean event-loop delay (ms) past which new requests get 503 (see [Overload](#overload)); `0` turns shedding off',
+  },
+  shutdownDelayMs: {
+    variable: 'SHUTDOWN_DELAY_MS',
+    schema: MillisecondsOrOff('0 starts draining at once').default(0),
+    readBy: 'service',
+    description:
+      'after SIGTERM or SIGINT, how long (ms) the service keeps serving with `/readyz` at 503 before it drains, for load balancers that learn of the stop late (see [Stopping](#stopping))',
+  },
+  shutdownGraceMs: {
+    variable: 'SHUTDOWN_GRACE_MS',
+    schema: Milliseconds.default(DEFAULT_SHUTDOWN_GRACE_MS),
+    readBy: 'service',
+    description: 'how long (ms) requests accepted before a stop may take to finish; past it, those still running are cut',
   },
   trustProxy: {
     variable: 'TRUST_PROXY',
