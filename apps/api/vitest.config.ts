@@ -15,6 +15,7 @@ const ENGINE_INDEPENDENT = [
   'test/cors.test.ts',
   'test/deployment-files.test.ts',
   'test/layers.test.ts',
+  'test/early-refusal.test.ts',
   // Its reference is tRPC's adapter on a SQLite file of its own, whatever the project's engine.
   'test/trpc-wire.test.ts',
 ];
