@@ -18,12 +18,19 @@ const LINK = join(ROOT, 'node_modules', '.bin', 'node');
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
-/** The oldest major version `engines.node` (">=22") accepts. */
-const requiredMajor = () => {
+/** The oldest version `engines.node` (">=22.12") accepts, as [major, minor, patch]. */
+const requiredVersion = () => {
   const range = readJson(join(ROOT, 'package.json')).engines.node;
-  const major = /^>=\s*(\d+)/.exec(range)?.[1];
-  if (major === undefined) throw new Error(`engines.node is "${range}"; expected ">=<major>"`);
-  return Number(major);
+  const parts = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range);
+  if (parts === null) throw new Error(`engines.node is "${range}"; expected ">=<major>[.<minor>[.<patch>]]"`);
+  return parts.slice(1).map((part) => Number(part ?? 0));
+};
+
+/** Whether `version` ("v22.23.3") is `required` or later. */
+const isAtLeast = (version, required) => {
+  const parts = version.slice(1).split('.').map(Number);
+  for (let at = 0; at < 3; at++) if (parts[at] !== required[at]) return parts[at] > required[at];
+  return true;
 };
 
 const isLink = (path) => {
@@ -59,9 +66,10 @@ const machineNodeVersion = () => {
   return process.version;
 };
 
-const required = requiredMajor();
+const required = requiredVersion();
+const requiredText = required.join('.');
 const machine = machineNodeVersion();
-if (Number(machine.slice(1).split('.')[0]) >= required) {
+if (isAtLeast(machine, required)) {
   if (isLink(LINK)) rmSync(LINK);
   process.exit(0);
 }
@@ -70,7 +78,7 @@ const build = `node-${process.platform}-${process.arch}`;
 const { optionalDependencies } = readJson(join(RECOMMENDED, 'package.json'));
 const version = optionalDependencies[build];
 if (version === undefined) {
-  console.error(`Petstore needs Node ${required} or later; this machine runs ${machine}. The npm registry has no official build for ${process.platform}-${process.arch} to bring: install Node 24 and run the install again.`);
+  console.error(`Petstore needs Node ${requiredText} or later; this machine runs ${machine}. The npm registry has no official build for ${process.platform}-${process.arch} to bring: install Node 24 and run the install again.`);
   process.exit(1);
 }
 
@@ -84,5 +92,5 @@ if (isLink(LINK)) rmSync(LINK);
 symlinkSync(relative(dirname(LINK), binary), LINK);
 const brought = execFileSync(LINK, ['--version'], { encoding: 'utf8' }).trim();
 console.log(
-  `This machine runs Node ${machine}; Petstore needs ${required} or later. Node ${brought} is now in ${relative(ROOT, dirname(LINK))}, from the npm registry (${build}@${version}), and every \`npx pnpm …\` of this checkout runs on it.`,
+  `This machine runs Node ${machine}; Petstore needs ${requiredText} or later. Node ${brought} is now in ${relative(ROOT, dirname(LINK))}, from the npm registry (${build}@${version}), and every \`npx pnpm …\` of this checkout runs on it.`,
 );

@@ -54,9 +54,9 @@ describe('the Node the repository recommends', () => {
 
   it('is accepted by engines, and is the newest major the README names', () => {
     const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
-    const oldest = Number(/^>=(\d+)$/.exec(engines.node)?.[1]);
-    expect(Number(RECOMMENDED_MAJOR)).toBeGreaterThanOrEqual(oldest);
-    expect(read('README.md')).toContain(`Node.js ${String(oldest)} or later`);
+    const oldest = /^>=(\d+)\.(\d+)$/.exec(engines.node);
+    expect(Number(RECOMMENDED_MAJOR)).toBeGreaterThanOrEqual(Number(oldest?.[1]));
+    expect(read('README.md')).toContain(`Node.js ${oldest?.[1] ?? ''}.${oldest?.[2] ?? ''} or later`);
   });
 });
 

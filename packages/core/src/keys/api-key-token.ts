@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { crc32 } from './crc32.js';
+import { crc32 } from 'node:zlib';
 
 /**
  * An API key reads `pst_<public id>_<secret><checksum>`. The public id (12 hex characters) finds
