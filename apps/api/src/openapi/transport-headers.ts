@@ -4,8 +4,8 @@ import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
 const REQUEST_ID: HeaderObject = {
   description: 'Identifies the request in the service\'s logs: the one sent, when it is a plain token, or a new one.',
   required: true,
-  // The plain tokens the service keeps; the ids it makes are UUIDs, which are plain tokens too.
-  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128, examples: ['5b0d5f8e-2a8e-4bbf-9d1c-8f3f6c2b9a41'] },
+  // The plain tokens the service keeps; the ids it makes (a random prefix, a dot, a count) are plain tokens too.
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128, examples: ['k3Jx0mQ9aL1B.1f'] },
 };
 
 /** RFC 9651: an Integer of a structured field has at most 15 digits. */
