@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REST_PREFIX, operations } from '@petstore/core';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect } from 'vitest';
 import { COMMITTED_DOCUMENT_PATH, canonicalDocument } from '../src/openapi/committed-document.js';
@@ -96,3 +97,17 @@ const lint = (path: string) =>
       'hint',
     ]),
   );
+
+/** `text` as a regular expression that matches it literally. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe("the interface's description (docs/http-interface.md)", () => {
+  it('has a row for every operation: its REST method and path, its tRPC kind and its scope', () => {
+    const described = readFileSync(join(REPO_ROOT, 'docs', 'http-interface.md'), 'utf8');
+    const rows = Object.entries(operations).map(([name, { type, meta }]) => {
+      const rest = meta.openapi ? `\`${meta.openapi.method} ${REST_PREFIX}${meta.openapi.path}\`` : '';
+      return new RegExp(`^\\| [^|]+ \\| ${escape(rest)} \\| \`${name}\` \\(${type}\\) \\| \`${meta.scope}\` \\|$`, 'm');
+    });
+    for (const row of rows) expect(described).toMatch(row);
+  });
+});

@@ -6,7 +6,7 @@
 /// <reference lib="esnext.disposable" preserve="true" />
 export { createPetstoreClient, type PetstoreClient, type PetstoreClientOptions } from './create-client.js';
 export { pagesOfPets } from './pages-of-pets.js';
-export type { AppRouter, Pet, PetStatus, NewPet } from './generated/router-types.js';
+export type { AppRouter, Pet, PetStatus, NewPet, RouterInputs, RouterOutputs } from './generated/router-types.js';
 export { TRPCClientError } from '@trpc/client';
 export { isPetstoreError, requestIdOf } from './errors.js';
 export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RetryOptions } from './retry/retrying-fetch.js';
