@@ -54,9 +54,13 @@ export const readTrpcAddress = (url: string): TrpcAddress => {
   return { names: batch ? names.split(',') : [names], batch, path, query };
 };
 
+const GET_OR_POST = ['GET', 'POST'] as const;
+const GET_ONLY = ['GET'] as const;
+const POST_ONLY = ['POST'] as const;
+
 /** Which method a kind of procedure takes; queries take POST too when method override is on. */
 export const acceptedMethods = (type: Operation['type'], allowMethodOverride: boolean): readonly string[] =>
-  type === 'query' && allowMethodOverride ? ['GET', 'POST'] : type === 'query' ? ['GET'] : ['POST'];
+  type === 'query' && allowMethodOverride ? GET_OR_POST : type === 'query' ? GET_ONLY : POST_ONLY;
 
 /** tRPC's rule for a streamed answer: `trpc-accept`, else an `Accept` naming JSON lines. */
 export const wantsStream = (req: IncomingMessage): boolean => {

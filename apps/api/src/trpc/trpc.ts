@@ -16,6 +16,9 @@ const leaving = (res: ServerResponse): AbortSignal => {
   return controller.signal;
 };
 
+/** A call as it stands before it runs: its operation and the context it runs with, or its refusal. */
+type LetThrough = { operation: Operation; ctx: AuthedContext } | { refusal: TRPCError };
+
 /** Methods Node can take but tRPC's adapter fails on with a 500: refused instead. */
 const UNSERVED = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -44,7 +47,7 @@ export const createTrpcTransport = ({ admit, allowMethodOverride, call = callOpe
    * What a call meets before it runs, in tRPC's order: its procedure (404), a method the procedure
    * takes (405), a key with the procedure's scope (401, 403).
    */
-  const letThrough = (method: string, { path, operation }: TrpcCall, ctx: Context): { operation: Operation; ctx: AuthedContext } | { refusal: TRPCError } => {
+  const letThrough = (method: string, { path, operation }: TrpcCall, ctx: Context): LetThrough => {
     if (!operation) return { refusal: new TRPCError({ code: 'NOT_FOUND', message: `No procedure found on path "${path}"` }) };
     if (!acceptedMethods(operation.type, allowMethodOverride).includes(method)) {
       return { refusal: new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${method}-request to ${operation.type} procedure at path "${path}"` }) };
@@ -105,14 +108,28 @@ export const createTrpcTransport = ({ admit, allowMethodOverride, call = callOpe
       }
     }
     // The inputs are read once a call is let through, so a request whose calls are all refused
-    // never has its body read; the calls let through then run one after the other in one turn.
-    let inputs: Promise<unknown[]> | undefined;
-    const outcomes = through.map((each, index): Promise<CallOutcome> => {
-      if ('refusal' in each) return Promise.resolve({ error: each.refusal });
-      inputs ??= request.inputs();
-      return answer(inputs.then((all) => call(each.operation, each.ctx, all[index])));
+    // never has its body read; inputs that cannot be read are the failure of every call let through.
+    let inputs: unknown[] = [];
+    let unreadable: { error: unknown } | undefined;
+    if (through.some((each) => !('refusal' in each))) {
+      try {
+        inputs = await request.inputs();
+      } catch (error) {
+        unreadable = { error };
+      }
+    }
+    // The calls let through run one after the other in this turn; the others are answered already.
+    const started = through.map((each, index): CallOutcome | Promise<unknown> =>
+      'refusal' in each ? { error: each.refusal } : (unreadable ?? call(each.operation, each.ctx, inputs[index])),
+    );
+    // A streamed batch answers each call as it settles; a plain one once all have.
+    if (request.stream) return { stream: started.map((each) => (each instanceof Promise ? answer(each) : Promise.resolve(each))), headers };
+    const settled = await Promise.allSettled(started.map((each) => (each instanceof Promise ? each : Promise.resolve(each))));
+    const calls = settled.map((each, index): CallOutcome => {
+      const start = started[index];
+      if (!(start instanceof Promise)) return start as CallOutcome;
+      return each.status === 'fulfilled' ? { data: each.value } : { error: each.reason };
     });
-    if (request.stream) return { stream: outcomes, headers };
-    return { calls: await Promise.all(outcomes), batch: request.batch, headers };
+    return { calls, batch: request.batch, headers };
   };
 };
