@@ -1,5 +1,5 @@
 import type { AppRouter } from './generated/router-types.js';
-import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
+import { createTRPCClient, httpBatchStreamLink, httpLink, splitLink } from '@trpc/client';
 import { forwardPagesLink } from './forward-pages-link.js';
 import { MAX_BATCH_SIZE, TRPC_PREFIX } from './generated/server-constants.js';
 import { type RetryOptions, retryingFetch } from './retry/retrying-fetch.js';
@@ -14,8 +14,9 @@ export interface PetstoreClientOptions extends RetryOptions {
 
 /**
  * A client whose procedures, inputs and results are all inferred from the server's router:
- * `await petstore.createPet.mutate({ name: 'Rex', categoryId: 1 })` is a typed `Pet`. Calls made
- * in the same tick travel in one HTTP request (tRPC's batch link).
+ * `await petstore.createPet.mutate({ name: 'Rex', categoryId: 1 })` is a typed `Pet`. Queries made
+ * in the same tick travel in one HTTP request, each answered as soon as it is ready (tRPC's
+ * httpBatchStreamLink, the link tRPC recommends).
  *
  * A call that fails for want of a connection, in time, or because the service says "later" (429,
  * 503) is tried again (`maxRetries`, `timeoutMs`; see retrying-fetch.ts). Each create travels
@@ -37,7 +38,7 @@ export const createPetstoreClient = ({ url, apiKey, fetch = globalThis.fetch, ..
           headers: () => ({ Authorization: authorization, 'Idempotency-Key': crypto.randomUUID() }),
           fetch: retrying,
         }),
-        false: httpBatchLink({ url: endpoint, headers: { Authorization: authorization }, maxItems: MAX_BATCH_SIZE, fetch: retrying }),
+        false: httpBatchStreamLink({ url: endpoint, headers: { Authorization: authorization }, maxItems: MAX_BATCH_SIZE, fetch: retrying }),
       }),
     ],
   });

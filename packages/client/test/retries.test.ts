@@ -123,6 +123,7 @@ describe('answers that say "later"', () => {
     expect(sent).toHaveLength(3);
     if (!isPetstoreError(error)) throw new Error('expected a failed call');
     expect((error.meta?.response as Response | undefined)?.status).toBe(503);
+    expect(error.data).toMatchObject({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503 });
   });
 });
 

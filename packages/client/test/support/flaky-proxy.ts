@@ -1,5 +1,6 @@
 import { type Socket, connect, createServer } from 'node:net';
 import { once } from 'node:events';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 
 /** What the proxy does to the next request that arrives; then it passes everything through again. */
 export type Mishap =
@@ -7,7 +8,7 @@ export type Mishap =
   | { kind: 'cut-after-answer' }
   /** Holds the request: neither forwards it nor answers. */
   | { kind: 'stall' }
-  /** Answers in the service's stead, e.g. 429 with `Retry-After`. */
+  /** Answers in the service's stead, as the service answers "later" on that path: e.g. 429 with `Retry-After`. */
   | { kind: 'answer'; status: number; headers: Record<string, string> };
 
 export interface FlakyProxy {
@@ -18,10 +19,17 @@ export interface FlakyProxy {
   close(): Promise<void>;
 }
 
-const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;
+const REQUEST_LINE = /^[A-Z]+ (\S+) HTTP\/1\.1\r\n/;
 
-const rawAnswer = (status: number, headers: Record<string, string>) => {
-  const body = JSON.stringify({ code: status === 429 ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE', message: 'Try again later.', status });
+/** The service's "later": the Error body on `/v1`, tRPC's envelope with that code in `data` on `/trpc`. */
+const rawAnswer = (path: string, status: number, headers: Record<string, string>) => {
+  const code = status === 429 ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE';
+  const message = 'Try again later.';
+  const body = JSON.stringify(
+    path.startsWith('/trpc')
+      ? { error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status } } }
+      : { code, message, status },
+  );
   const lines = Object.entries({ ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
   return `HTTP/1.1 ${String(status)} Later\r\n${lines.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`;
 };
@@ -40,11 +48,12 @@ export const startFlakyProxy = async (target: string): Promise<FlakyProxy> => {
     sockets.add(client).add(upstream);
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
-      const mishap = REQUEST_LINE.test(chunk.toString('latin1')) ? armed : undefined;
+      const path = REQUEST_LINE.exec(chunk.toString('latin1'))?.[1];
+      const mishap = path === undefined ? undefined : armed;
       if (mishap && --left === 0) armed = undefined;
       if (mishap?.kind === 'stall') return;
       if (mishap?.kind === 'answer') {
-        client.end(rawAnswer(mishap.status, mishap.headers));
+        client.end(rawAnswer(path ?? '', mishap.status, mishap.headers));
         upstream.destroy();
         return;
       }
