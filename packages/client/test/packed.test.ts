@@ -28,16 +28,28 @@ const compile = (tsconfig: string) =>
     (error: unknown) => (error as { stdout: string }).stdout,
   );
 
+/** Runs one step of the set-up, and says how long it took: on a loaded machine, which one was slow. */
+const step = async <T>(name: string, work: () => Promise<T>) => {
+  const started = performance.now();
+  const result = await work();
+  console.info(`packed client: ${name} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return result;
+};
+
+// Packing compiles the client, and the install fetches what npm's cache lacks: minutes on a busy
+// machine running the other packages' tests beside this one.
 beforeAll(async () => {
-  server = await startTestServer();
-  await run('npx', ['pnpm', 'pack', '--pack-destination', project], { cwd: PACKAGE_DIR });
+  server = await step('service started', () => startTestServer());
+  await step('packed', () => run('npx', ['pnpm', 'pack', '--pack-destination', project], { cwd: PACKAGE_DIR }));
   const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'));
   if (tarball === undefined) throw new Error('pnpm pack made no tarball');
   cpSync(fileURLToPath(new URL('consumer', import.meta.url)), project, { recursive: true });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, TYPESCRIPT], { cwd: project });
+  await step('installed with npm', () =>
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, TYPESCRIPT], { cwd: project }),
+  );
   installed = (await run('npm', ['ls', '--all'], { cwd: project })).stdout;
-}, 240_000);
+}, 480_000);
 afterAll(async () => {
   await server.dispose();
   rmSync(project, { recursive: true, force: true });
