@@ -65,10 +65,18 @@ it(`runs a GET /v1/pets/{petId} through at most ${MAX_FILES_ON_THE_PATH} files o
   expect(created.status).toBe(201);
   // The first request of a key reads its row; the path counted is every request after it.
   expect(await get(`${server.url}/v1/pets/1`, server.apiKey)).toBe(200);
+  // A timer of the service (the overload guard's sampler, say) may fire during one request on a
+  // busy machine: the path is what every one of three requests ran.
+  const runs: string[][] = [];
   let status = 0;
-  const files = await filesRunBy(async () => {
-    status = await get(`${server.url}/v1/pets/1`, server.apiKey);
-  });
+  for (let run = 0; run < 3; run++) {
+    runs.push(
+      await filesRunBy(async () => {
+        status = await get(`${server.url}/v1/pets/1`, server.apiKey);
+      }),
+    );
+  }
+  const files = runs.reduce((common, files) => common.filter((file) => files.includes(file)));
   expect(status).toBe(200);
   // The list itself is the finding when it is too long.
   expect(files.length, files.join('\n')).toBeLessThanOrEqual(MAX_FILES_ON_THE_PATH);
