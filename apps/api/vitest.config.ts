@@ -44,6 +44,10 @@ export default mergeConfig(
   shared,
   defineConfig({
     test: {
+      // Many tests start the service or a CLI as a process of their own (tsx compiling on the way
+      // in); with lint, type checks and the other packages' tests on the same two cores, a few of
+      // those take longer than the shared 20 s without anything being wrong.
+      testTimeout: 60_000,
       projects: [
         {
           extends: true,
