@@ -25,7 +25,7 @@ const main = async () => {
   const server = await startServer(config, logger);
   // Written synchronously so it is on the terminal before the log line that follows it.
   if (server.firstApiKey) writeSync(1, firstKeyBanner(server.firstApiKey, server.url));
-  logger.info({ url: server.url, port: server.port, node: process.version, database: config.databaseFile, metrics: server.metricsUrl }, 'Petstore is listening');
+  logger.info({ url: server.url, port: server.port, node: process.version, database: config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : config.databaseFile, metrics: server.metricsUrl }, 'Petstore is listening');
 
   let stopping = false;
   const shutDown = (signal: NodeJS.Signals) => {

@@ -58,9 +58,10 @@ describe('the service process', () => {
     expect((await second.stop()).code).toBe(0);
   });
 
-  it('logs the port it chose when PORT is 0', async () => {
+  it('logs the port it chose when PORT is 0, and the store it opened', async () => {
     const started = await startMain();
     expect(started.printed).toMatch(/"url":"http:\/\/127\.0\.0\.1:\d+"/);
+    expect(started.printed).toContain(TEST_ENGINE === 'sqlite' ? `"database":"${nestedSqliteFile()}"` : '"database":"PostgreSQL (DATABASE_URL)"');
     expect((await call({ url: started.url, apiKey: started.key ?? '' }, '/healthz')).status).toBe(200);
     await started.stop();
   });
