@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { operations } from '@petstore/core';
 import cors from 'cors';
 
 /** The request headers a browser app may send: the key, the body's type and encoding, retries. */
@@ -18,6 +19,11 @@ export const CORS_EXPOSED_HEADERS = [
   'Idempotent-Replayed',
 ];
 
+/** What a browser app may send: tRPC's GET and POST, HEAD, and every REST operation's own method. */
+export const CORS_METHODS = [
+  ...new Set(['GET', 'HEAD', 'POST', ...Object.values(operations).flatMap(({ meta }) => (meta.openapi ? [meta.openapi.method] : []))]),
+];
+
 /** How long a browser may reuse a preflight's answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
 
@@ -31,7 +37,7 @@ export const createCors = (origins: readonly string[]) => {
   if (origins.length === 0) return undefined;
   const middleware = cors({
     origin: origins.includes('*') ? '*' : [...origins],
-    methods: ['GET', 'HEAD', 'POST'],
+    methods: CORS_METHODS,
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: CORS_MAX_AGE_SECONDS,
