@@ -68,6 +68,17 @@ const queryInput = (search: string, params: Readonly<Record<string, string>>) =>
   return input;
 };
 
+/**
+ * A body operation's input: the body's fields and the path's parameters. A body field named like a
+ * path parameter is not replaced by it: both values become a list, which validation refuses,
+ * naming the parameter, as `queryInput` does for the query.
+ */
+const bodyInput = (body: object | undefined, params: Readonly<Record<string, string>>) => {
+  const input: Record<string, unknown> = { ...body };
+  for (const [name, value] of Object.entries(params)) input[name] = Object.hasOwn(input, name) ? [input[name], value] : value;
+  return input;
+};
+
 /** `Link: <…>; rel="next"` (RFC 8288): this request's query again, with the next page's cursor. */
 const nextPageLink = (restOp: RestOperation, search: string, nextCursor: string): string => {
   const query = new URLSearchParams(search);
@@ -147,7 +158,7 @@ export const createRestTransport = ({ admit, openApiJson, call = callOperation }
     let result: unknown;
     try {
       const ctx = authorize(admission.ctx, restOp.meta.scope);
-      const input = restOp.takesBody ? { ...(await readJsonObject(req)), ...params } : queryInput(search, params);
+      const input = restOp.takesBody ? bodyInput(await readJsonObject(req), params) : queryInput(search, params);
       result = await call(restOp.operation, ctx, input);
     } catch (error) {
       return refusal(error, restOp, admission);
