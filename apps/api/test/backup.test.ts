@@ -3,7 +3,8 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type Pet, openSqliteDatabase } from '@petstore/core';
+import type { Pet } from '@petstore/core';
+import { seedSqliteStore as seedStore } from '@petstore/core/testing';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, onTestFinished } from 'vitest';
 import { BACKUP_COMMAND } from '../src/cli/backup-command.js';
@@ -51,18 +52,6 @@ const backupFromRoot = async (args: string[], env: Record<string, string>) => {
 const USAGE = /^Usage:\n {2}npx pnpm backup <file> \[--force\]\n/;
 const BACKED_UP = /^Backed up (\S+) to (\S+): (\d+) pages, (\d+) animals, (\d+\.\d+) s; integrity_check ok\.\n$/;
 
-/** A migrated store with `animals` animals, written in one statement rather than over HTTP. */
-const seedStore = async (file: string, animals: number) => {
-  await openSqliteDatabase(file).close();
-  const raw = new BetterSqlite3(file);
-  raw
-    .prepare(
-      `with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)
-       insert into pets (name, category_id, status) select 'seed ' || i, 1 + i % 9, 'available' from n`,
-    )
-    .run(animals);
-  raw.close();
-};
 
 const readCopy = (file: string) => {
   const copy = new BetterSqlite3(file, { readonly: true });

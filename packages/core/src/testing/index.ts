@@ -3,3 +3,4 @@ export { TEST_REDIS_URL, createScratchRedisPrefix, type ScratchRedisPrefix } fro
 export { type ExternalNeed, isSqliteOnlyRun, keptWith, leftOutWithout, refuseWithout, skipWithout } from './sqlite-only.js';
 export { ENGINES, type Engine, type OpenedDatabase } from './engines.js';
 export { it, test, testOn } from './fixtures.js';
+export { seedSqliteStore } from './seed-sqlite-store.js';

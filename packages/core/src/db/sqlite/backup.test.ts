@@ -5,21 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BACKUP_PAGES_PER_STEP, BackupError, backupSqliteFile } from './backup.js';
 import { openSqliteDatabase } from './open-sqlite-database.js';
-
-/** A migrated store holding `animals` rows, written in one statement. */
-const seedStore = async (file: string, animals: number) => {
-  await openSqliteDatabase(file).close();
-  const raw = new BetterSqlite3(file);
-  raw
-    .prepare(
-      `with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)
-       insert into pets (name, category_id, status) select 'seed ' || i, 1 + i % 9, 'available' from n`,
-    )
-    .run(animals);
-  const pages = raw.pragma('page_count', { simple: true }) as number;
-  raw.close();
-  return pages;
-};
+import { seedSqliteStore as seedStore } from '../../testing/seed-sqlite-store.js';
 
 describe('backupSqliteFile', () => {
   let folder: string;
