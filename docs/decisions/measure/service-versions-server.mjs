@@ -2,7 +2,7 @@
 // in BEFORE), for cpu-per-request.mjs or cpu-side-by-side.mjs: both on copies of one SQLite file
 // of 10,000 animals and one key, seeded by this checkout's bench, as the bench runs them (log at
 // info, rate limiter on). REQUEST picks what is sent: `get` (a get by id, the default), `list`
-// (a page of 20), `list100` (a page of 100 available), `batch` (a tRPC batch of ten gets), `stream` (the same batch as JSON lines), `batch-list100` and `stream-list100` (ten of those pages), `create` (REST) and `batch-create` (ten creates in a tRPC batch).
+// (a page of 20), `list100` (a page of 100 available), `batch` (a tRPC batch of ten gets), `stream` (the same batch as JSON lines), `batch-list`, `stream-list`, `batch-list100` and `stream-list100` (ten pages of 20 or of 100), `create` (REST) and `batch-create` (ten creates in a tRPC batch).
 // Run from `bench/`, after `npx pnpm build` in both checkouts:
 //   cd bench && BEFORE=<checkout> node ../docs/decisions/measure/cpu-side-by-side.mjs ../docs/decisions/measure/service-versions-server.mjs before now
 import { copyFileSync, mkdtempSync } from 'node:fs';
@@ -31,6 +31,8 @@ const gets = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ l
 const batch = `/trpc/${Array.from({ length: 10 }, () => 'getPet').join(',')}?batch=1&input=${gets}`;
 const pages = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: 10 }, (_, index) => [index, { status: 'available', limit: 100 }]))));
 const batchOfPages = `/trpc/${Array.from({ length: 10 }, () => 'listPets').join(',')}?batch=1&input=${pages}`;
+const smallPages = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: 10 }, (_, index) => [index, { limit: 20 }]))));
+const batchOfSmallPages = `/trpc/${Array.from({ length: 10 }, () => 'listPets').join(',')}?batch=1&input=${smallPages}`;
 const creates = `/trpc/${Array.from({ length: 10 }, () => 'createPet').join(',')}?batch=1`;
 const createsBody = JSON.stringify(Object.fromEntries(Array.from({ length: 10 }, (_, index) => [index, { name: 'Bench', categoryId: 1 + index }])));
 const requests = {
@@ -39,6 +41,8 @@ const requests = {
   list100: { method: 'GET', path: '/v1/pets?status=available&limit=100', headers: {} },
   batch: { method: 'GET', path: batch, headers: {} },
   stream: { method: 'GET', path: batch, headers: { 'trpc-accept': 'application/jsonl' } },
+  'batch-list': { method: 'GET', path: batchOfSmallPages, headers: {} },
+  'stream-list': { method: 'GET', path: batchOfSmallPages, headers: { 'trpc-accept': 'application/jsonl' } },
   'batch-list100': { method: 'GET', path: batchOfPages, headers: {} },
   'stream-list100': { method: 'GET', path: batchOfPages, headers: { 'trpc-accept': 'application/jsonl' } },
   create: { method: 'POST', path: '/v1/pets', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench', categoryId: 7 }), status: 201 },
