@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { BackupError, backupSqliteFile } from '@petstore/core';
 import { ConfigError, SETTINGS, readConfig, variableOf } from '../settings/config.js';
 import { BACKUP_COMMAND } from './backup-command.js';
+import { UsageError, runCli } from './run-cli.js';
 
 const USAGE = `Usage:
   ${BACKUP_COMMAND} <file> [--force]
@@ -14,9 +15,6 @@ const USAGE = `Usage:
   --help, -h            this text
 A relative <file> starts from the folder the command runs in. The store is the server's:
 ${variableOf('databaseFile')} (default ${SETTINGS.databaseFile.schema.parse(undefined)}). A store on PostgreSQL (${variableOf('databaseUrl')} set) is backed up with pg_dump.`;
-
-/** A command line that asks for nothing this CLI does; its message is one line saying why. */
-class UsageError extends Error {}
 
 type Request = { command: 'help' } | { command: 'backup'; file: string; force: boolean };
 
@@ -95,18 +93,4 @@ const main = async (): Promise<string> => {
   return request.command === 'help' ? USAGE : run(request);
 };
 
-main().then(
-  (text) => {
-    process.stdout.write(`${text}\n`);
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    const known = error instanceof BackupError || error instanceof ConfigError;
-    process.stderr.write(`${known ? error.message : String(error)}\n`);
-    process.exitCode ??= 1;
-  },
-);
+runCli(main, USAGE, (error): error is Error => error instanceof BackupError || error instanceof ConfigError);

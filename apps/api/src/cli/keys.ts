@@ -3,6 +3,7 @@ import { API_KEY_SCOPES, ApiKeyError, type ApiKeyEvent, ApiKeyScope, type ApiKey
 import { pino } from 'pino';
 import { ConfigError, SETTINGS, readConfig, variableOf } from '../settings/config.js';
 import { KEYS_COMMAND } from './keys-command.js';
+import { UsageError, runCli } from './run-cli.js';
 
 const USAGE = `Usage:
   ${KEYS_COMMAND} create <name> [--expires <n>d|h|m] [--scope <scope>]...
@@ -18,9 +19,6 @@ const USAGE = `Usage:
   ${KEYS_COMMAND} help                  this text (also --help, -h)
 The database is the server's: ${variableOf('databaseUrl')} (PostgreSQL) when set, else ${variableOf('databaseFile')} (SQLite,
 default ${SETTINGS.databaseFile.schema.parse(undefined)}).`;
-
-/** A command line that asks for nothing this CLI does; its message is one line saying why. */
-class UsageError extends Error {}
 
 type Request =
   | { command: 'help' }
@@ -194,18 +192,4 @@ const main = async (): Promise<string[]> => {
   return request.command === 'help' ? [USAGE] : run(request);
 };
 
-main().then(
-  (lines) => {
-    process.stdout.write(`${lines.join('\n')}\n`);
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    const known = error instanceof ApiKeyError || error instanceof ConfigError;
-    process.stderr.write(`${known ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runCli(async () => (await main()).join('\n'), USAGE, (error): error is Error => error instanceof ApiKeyError || error instanceof ConfigError);

@@ -1,0 +1,24 @@
+/** A command line that asks for nothing a CLI does; its message is one line saying why. */
+export class UsageError extends Error {}
+
+/**
+ * Runs a CLI's `main` and ends as its users script it: what it printed on stdout; a usage error
+ * on stderr with the usage, exit code 2; an error the CLI knows (`known`) as its message alone,
+ * anything else as it is, exit code 1 unless the CLI set its own.
+ */
+export const runCli = (main: () => Promise<string>, usage: string, known: (error: unknown) => error is Error): void => {
+  main().then(
+    (text) => {
+      process.stdout.write(`${text}\n`);
+    },
+    (error: unknown) => {
+      if (error instanceof UsageError) {
+        process.stderr.write(`${error.message}\n\n${usage}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      process.stderr.write(`${known(error) ? error.message : String(error)}\n`);
+      process.exitCode ??= 1;
+    },
+  );
+};
