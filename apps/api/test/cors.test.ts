@@ -51,7 +51,7 @@ describe('CORS over HTTP', () => {
     const allowedMethods = response.headers.get('access-control-allow-methods')?.split(',') ?? [];
     const needed = ['GET', 'HEAD', 'POST', ...Object.values(operations).flatMap(({ meta }) => (meta.openapi ? [meta.openapi.method] : []))];
     expect(needed.filter((method) => !allowedMethods.includes(method))).toEqual([]);
-    expect(response.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Content-Type.*Idempotency-Key/);
+    expect(response.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Content-Type.*Idempotency-Key.*trpc-accept/);
     expect(Number(response.headers.get('access-control-max-age'))).toBeGreaterThan(0);
   });
 

@@ -2,8 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { operations } from '@petstore/core';
 import cors from 'cors';
 
-/** The request headers a browser app may send: the key, the body's type and encoding, retries. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', 'X-Request-Id'];
+/**
+ * The request headers a browser app may send: the key, the body's type and encoding, retries, and
+ * `trpc-accept`, with which tRPC's httpBatchStreamLink asks for JSON lines.
+ */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', 'X-Request-Id', 'trpc-accept'];
 
 /** The response headers a browser app must be able to read to use the API as documented. */
 export const CORS_EXPOSED_HEADERS = [
