@@ -158,8 +158,11 @@ describe('a rolling deploy: SIGTERM under keep-alive load', () => {
     expect(afterSignal.length).toBeGreaterThan(0);
     expect(afterSignal.filter(([, { outcome }]) => outcome.kind === 'answered' && outcome.headers.connection !== 'close')).toEqual([]);
     expect(service.output()).not.toMatch(/grace ran out/);
-    // Requests that take milliseconds are done well within a second of the signal.
-    expect(exitMs).toBeLessThan(1_000);
+    // Requests that take milliseconds are done, and the stores closed, within a second of the
+    // signal (the service's own `stopped` line); the process then ends as its event loop empties,
+    // which on a machine busy with other tests can take a moment more.
+    expect(loggedStopMs(service.output())).toBeLessThan(1_000);
+    expect(exitMs).toBeLessThan(3_000);
 
     // After a restart, the creates the service acknowledged are all there, and no other.
     const second = await startService(storage);
