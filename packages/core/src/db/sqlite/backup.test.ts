@@ -44,9 +44,11 @@ describe('backupSqliteFile', () => {
     // A commit on every turn of the event loop, so between every two of the backup's steps.
     let writing = true;
     let commits = 0;
+    // The insert in flight: the store closes only once it has committed.
+    let inFlight: Promise<void> = Promise.resolve();
     const write = () => {
       if (!writing) return;
-      void service.pets.insert({ name: 'during', categoryId: 1, status: 'pending' }).then(() => {
+      inFlight = service.pets.insert({ name: 'during', categoryId: 1, status: 'pending' }).then(() => {
         commits += 1;
         setImmediate(write);
       });
@@ -57,6 +59,7 @@ describe('backupSqliteFile', () => {
     const outcome = await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 10_000, 'still copying'))]);
     writing = false;
     await finished.catch(() => undefined);
+    await inFlight;
     await service.close();
 
     expect(outcome).toMatchObject({ animals: expect.any(Number) });
