@@ -126,20 +126,19 @@ const end = ({ req, res }: Exchange, last?: string | Buffer) => {
   }
   if (last !== undefined) res.write(last);
   let dropped = 0;
-  const cut = setTimeout(() => {
+  const cutOff = () => {
+    clearTimeout(cut);
     res.end();
     req.socket.destroy();
-  }, LINGER_MAX_MS).unref();
+  };
+  const cut = setTimeout(cutOff, LINGER_MAX_MS).unref();
   const arrived = () => {
     clearTimeout(cut);
     res.end();
   };
   req.on('data', (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped <= LINGER_MAX_BYTES) return;
-    clearTimeout(cut);
-    res.end();
-    req.socket.destroy();
+    if (dropped > LINGER_MAX_BYTES) cutOff();
   });
   req.once('end', arrived).once('close', arrived).once('error', arrived);
   req.resume();

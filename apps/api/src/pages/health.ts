@@ -3,8 +3,11 @@ import type { Exchange } from '../exchange/exchange.js';
 import type { Reply } from '../exchange/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 
+/** Why `/readyz` answers 503 while the service is up: its message is the answer's. */
+export class NotReadyError extends Error {}
+
 /** Why `/readyz` answers 503 while the service sheds load. */
-export class OverloadedError extends Error {
+export class OverloadedError extends NotReadyError {
   override name = 'OverloadedError';
   constructor() {
     super('The service is overloaded and refuses new requests for now.');
@@ -12,7 +15,7 @@ export class OverloadedError extends Error {
 }
 
 /** Why `/readyz` answers 503 once the service has been told to stop. */
-export class StoppingError extends Error {
+export class StoppingError extends NotReadyError {
   override name = 'StoppingError';
   constructor() {
     super('The service is stopping and takes no new work.');
@@ -32,7 +35,7 @@ export const readyz = async (exchange: Exchange, ready: () => Promise<Readiness>
     return { status: 200, body: JSON.stringify({ status: 'ok', degraded }) };
   } catch (error) {
     exchange.log.warn({ err: error }, 'readiness check failed');
-    const message = error instanceof OverloadedError || error instanceof StoppingError ? error.message : 'A store the service depends on is not answering.';
+    const message = error instanceof NotReadyError ? error.message : 'A store the service depends on is not answering.';
     return { error: new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }) };
   }
 };

@@ -119,17 +119,15 @@ export const createTrpcTransport = ({ admit, allowMethodOverride, call = callOpe
       }
     }
     // The calls let through run one after the other in this turn; the others are answered already.
-    const started = through.map((each, index): CallOutcome | Promise<unknown> =>
-      'refusal' in each ? { error: each.refusal } : (unreadable ?? call(each.operation, each.ctx, inputs[index])),
+    const outcomes = through.map((each, index): Promise<CallOutcome> =>
+      'refusal' in each
+        ? Promise.resolve({ error: each.refusal })
+        : unreadable
+          ? Promise.resolve(unreadable)
+          : answer(call(each.operation, each.ctx, inputs[index])),
     );
     // A streamed batch answers each call as it settles; a plain one once all have.
-    if (request.stream) return { stream: started.map((each) => (each instanceof Promise ? answer(each) : Promise.resolve(each))), headers };
-    const settled = await Promise.allSettled(started.map((each) => (each instanceof Promise ? each : Promise.resolve(each))));
-    const calls = settled.map((each, index): CallOutcome => {
-      const start = started[index];
-      if (!(start instanceof Promise)) return start as CallOutcome;
-      return each.status === 'fulfilled' ? { data: each.value } : { error: each.reason };
-    });
-    return { calls, batch: request.batch, headers };
+    if (request.stream) return { stream: outcomes, headers };
+    return { calls: await Promise.all(outcomes), batch: request.batch, headers };
   };
 };
