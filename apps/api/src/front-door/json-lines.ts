@@ -1,5 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-
 /**
  * tRPC's JSON lines, the answer httpBatchStreamLink reads (@trpc/server's jsonl stream, decoded by
  * its `jsonlStreamConsumer`): a head line with an entry per call, `[[answer]]` for a call answered
@@ -46,7 +44,12 @@ export async function* jsonLines<T>(answers: readonly Promise<T>[], render: (ans
       },
     );
   }
-  await Promise.race([Promise.all(answers).catch(() => undefined), nextTurn()]);
+  // The turn's end is waited for only while a call is still running: a pending Immediate would keep
+  // every answer alive until the loop reaches it, long enough under load for them to age into the
+  // old generation and cost a full collection.
+  let turn: NodeJS.Immediate | undefined;
+  await Promise.race([Promise.all(answers).catch(() => undefined), new Promise<void>((resolve) => (turn = setImmediate(resolve)))]);
+  clearImmediate(turn);
   if (failures.length > 0) throw failures[0];
 
   const head: Record<string, unknown> = {};
