@@ -18,6 +18,10 @@ const SERVER_PACKAGES = /(better-sqlite3|[ /]pg|drizzle|@petstore\/core|@petstor
 const project = mkdtempSync(join(tmpdir(), 'petstore-consumer-'));
 let server: TestServer;
 let installed = '';
+/**
+ * A fetch from the registry that stalls is given up after 30 s and retried, not after npm's
+ * default five minutes, which alone outlasts the set-up's bound.
+ */
 const NPM_FETCH = ['--fetch-timeout=30000', '--fetch-retries=5', '--fetch-retry-maxtimeout=10000'];
 /** The consumer's own TypeScript, the version the workspace builds with. */
 const TYPESCRIPT = `typescript@${(await import('typescript')).version}`;
@@ -46,8 +50,6 @@ beforeAll(async () => {
   if (tarball === undefined) throw new Error('pnpm pack made no tarball');
   cpSync(fileURLToPath(new URL('consumer', import.meta.url)), project, { recursive: true });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  // A fetch from the registry that stalls is given up after 30 s and retried, not after npm's
-  // default five minutes, which alone outlasts this set-up's bound.
   await step('installed with npm', () =>
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...NPM_FETCH, `./${tarball}`, TYPESCRIPT], { cwd: project }),
   );
