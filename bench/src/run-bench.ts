@@ -122,9 +122,9 @@ try {
     });
   const targets: Target[] = [
     ...serviceTargets([REST, TRPC, BATCHED, STREAMED], '', service, apiKey),
-    // The earlier build serves the same kinds of call as this one's service, so both processes
-    // carry the same load and only their REST and lone tRPC calls are compared.
-    ...(before ? serviceTargets([REST, TRPC, BATCHED], BEFORE, before, apiKey) : []),
+    // The earlier build serves every kind of call this one's service serves, streamed batches
+    // included, so both processes carry the same load; COMPARED_WITH_BEFORE are judged.
+    ...(before ? serviceTargets([REST, TRPC, BATCHED, STREAMED], BEFORE, before, apiKey) : []),
     { name: REST_WITH_METRICS, process: withMetrics, apiKey, request: rest, callsPerRequest: 1 },
     { name: FASTIFY_PEER, process: fastify, apiKey, request: rest, callsPerRequest: 1 },
     { name: EXPRESS_PEER, process: express, apiKey, request: rest, callsPerRequest: 1 },

@@ -8,6 +8,7 @@
 //             (SHA-1 of the body), Content-Length, and the access line, by the service's own
 //             logger and line writer (from its build)
 //   service   the service itself, from its build, as the bench runs it (log at info, rate limiter on)
+//   fastify   the bench's Fastify peer, from its build, as the bench runs it
 // All read a SQLite file of 10,000 animals and one key, made here by the bench's own seeding. Run from the repository, after the build
 // (`npx pnpm build`), from `bench/` so that its packages resolve:
 //   cd bench && node ../docs/decisions/measure/cpu-side-by-side.mjs ../docs/decisions/measure/features-floor-server.mjs bare features
@@ -85,7 +86,23 @@ const service = async () => {
   return (await startServer(config, createLogger(config.logLevel))).port;
 };
 
-const variants = { bare: () => listening(bare), features: () => listening(features()), service };
+/** A bench target from its build: it announces its port on stdout, where the bench reads it. */
+const target = (name) => async () => {
+  const write = process.stdout.write.bind(process.stdout);
+  const announced = new Promise((resolve) => {
+    process.stdout.write = (chunk, ...rest) => {
+      const ready = /^READY (\d+)/.exec(String(chunk));
+      if (!ready) return write(chunk, ...rest);
+      process.stdout.write = write;
+      resolve(Number(ready[1]));
+      return true;
+    };
+  });
+  await import(new URL(`../../../bench/dist/targets/${name}.js`, import.meta.url).href);
+  return announced;
+};
+
+const variants = { bare: () => listening(bare), features: () => listening(features()), service, fastify: target('fastify-peer') };
 const start = variants[variant];
 if (!start) throw new Error(`no variant ${variant}; one of ${Object.keys(variants).join(', ')}`);
 const port = await start();
