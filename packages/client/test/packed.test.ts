@@ -23,6 +23,12 @@ let installed = '';
  * default five minutes, which alone outlasts the set-up's bound.
  */
 const NPM_FETCH = ['--fetch-timeout=30000', '--fetch-retries=5', '--fetch-retry-maxtimeout=10000'];
+/**
+ * npm retries a fetch that stalls or fails on its way, not one whose TLS handshake fails, which the
+ * registry's side of the network has been seen to do once and not again: the whole install is
+ * tried again, at most this many times.
+ */
+const INSTALL_ATTEMPTS = 3;
 /** The consumer's own TypeScript, the version the workspace builds with. */
 const TYPESCRIPT = `typescript@${(await import('typescript')).version}`;
 const TSC = join(project, 'node_modules/.bin/tsc');
@@ -41,6 +47,19 @@ const step = async <T>(name: string, work: () => Promise<T>) => {
   return result;
 };
 
+/** `npm install` in the consumer, tried again while it fails, saying why each attempt failed. */
+const npmInstall = async (args: readonly string[]) => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run('npm', ['install', ...args], { cwd: project });
+    } catch (error) {
+      if (attempt >= INSTALL_ATTEMPTS) throw error;
+      const said = String((error as { stderr?: unknown }).stderr ?? error).split('\n').filter((line) => line.startsWith('npm error'));
+      console.warn(`packed client: npm install failed (attempt ${String(attempt)} of ${String(INSTALL_ATTEMPTS)}): ${said.slice(0, 3).join(' | ')}`);
+    }
+  }
+};
+
 // Packing compiles the client, and the install fetches what npm's cache lacks: minutes on a busy
 // machine running the other packages' tests beside this one.
 beforeAll(async () => {
@@ -50,9 +69,7 @@ beforeAll(async () => {
   if (tarball === undefined) throw new Error('pnpm pack made no tarball');
   cpSync(fileURLToPath(new URL('consumer', import.meta.url)), project, { recursive: true });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await step('installed with npm', () =>
-    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...NPM_FETCH, `./${tarball}`, TYPESCRIPT], { cwd: project }),
-  );
+  await step('installed with npm', () => npmInstall(['--no-audit', '--no-fund', '--prefer-offline', ...NPM_FETCH, `./${tarball}`, TYPESCRIPT]));
   installed = (await run('npm', ['ls', '--all'], { cwd: project })).stdout;
 }, 480_000);
 afterAll(async () => {
