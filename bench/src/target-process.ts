@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '@petstore/api/settings';
-import { type TargetDatabase, handedEnvironment } from './targets/ready.js';
+import { READY_LINE, type TargetDatabase, handedEnvironment } from './targets/ready.js';
 
 export interface TargetProcess {
   url: string;
@@ -99,7 +99,7 @@ const sameDeployment =
     argv: [process.execPath, ...serviceCommand(apiRoot).nodeFlags, target(name)],
     cwd: undefined,
     environment: handedEnvironment(database, apiKey),
-    ready: /READY (\d+)/,
+    ready: READY_LINE,
   });
 const launchers = {
   service: (apiRoot: string, { database, service }: TargetOptions): Launch => {

@@ -33,3 +33,6 @@ export const heldApiKey = () => handed('apiKey');
 export const announceReady = (port: number) => {
   process.stdout.write(`READY ${port}\n`);
 };
+
+/** The line `announceReady` writes, as whoever started the target reads it: the port is its group. */
+export const READY_LINE = /READY (\d+)/;

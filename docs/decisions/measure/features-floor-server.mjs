@@ -36,7 +36,7 @@ const { apiKey: KEY } = await seedDatabase(file, 10_000);
 const byId = new BetterSqlite3(file).prepare('select id, name, category_id as categoryId, status from pets where id = ?');
 
 // The bench's own key check, which every peer and bare server runs, handed this key as the bench hands it.
-const { handedEnvironment } = await import(new URL('../../../bench/dist/targets/ready.js', import.meta.url).href);
+const { READY_LINE, handedEnvironment } = await import(new URL('../../../bench/dist/targets/ready.js', import.meta.url).href);
 Object.assign(process.env, handedEnvironment({ file }, KEY));
 const { holdsKey } = await import(new URL('../../../bench/dist/targets/held-key.js', import.meta.url).href);
 const DEPRECATION = ['Deprecation', '@1795305600', 'Sunset', 'Thu, 05 Dec 2030 00:00:00 GMT', 'Link', '</v1/pets>; rel="successor-version"'];
@@ -91,7 +91,7 @@ const target = (name) => async () => {
   const write = process.stdout.write.bind(process.stdout);
   const announced = new Promise((resolve) => {
     process.stdout.write = (chunk, ...rest) => {
-      const ready = /^READY (\d+)/.exec(String(chunk));
+      const ready = READY_LINE.exec(String(chunk));
       if (!ready) return write(chunk, ...rest);
       process.stdout.write = write;
       resolve(Number(ready[1]));
