@@ -2,7 +2,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createApiKeys } from '@petstore/core';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
-import { type Answer, type WireRequest, batch, bearer, envelopes, errorCodes, it, labelledAsOurs, normalise, send, single } from './support/trpc-wire.js';
+import { type Answer, STREAM, type WireRequest, batch, bearer, envelopes, errorCodes, it, labelledAsOurs, normalise, send, single } from './support/trpc-wire.js';
 import { wireRequest } from './support/trpc-wire-requests.js';
 
 /**
@@ -22,23 +22,26 @@ interface Served {
   url: string;
 }
 
-const sendBoth = async (subject: Served, reference: Served, wire: WireRequest, key: string) => {
+const sendBoth = async (subject: Served, reference: Served, wire: WireRequest, authorization: string | undefined) => {
   // One after the other, never together: both storages see the same requests in the same order.
-  const ours = await send(subject.url, wire, bearer(key));
-  return { ours, theirs: await send(reference.url, wire, bearer(key)) };
+  const ours = await send(subject.url, wire, authorization);
+  return { ours, theirs: await send(reference.url, wire, authorization) };
 };
+
+/** A key that is well formed but no key's: its checksum fails, so no row is read. */
+const MADE_UP_KEY = `pst_0123456789ab_${'A'.repeat(49)}`;
 
 const compare = async (subject: Served, reference: Served, key: string, { selfCheck = false } = {}) => {
   // The same animals on both; only their data is checked here, the wire is what follows.
   for (const name of ['Ada', 'Bo', 'Cy']) {
-    const { ours, theirs } = await sendBoth(subject, reference, single('POST', 'createPet', { name, categoryId: 1 }), key);
+    const { ours, theirs } = await sendBoth(subject, reference, single('POST', 'createPet', { name, categoryId: 1 }), bearer(key));
     expect(envelopes(ours)).toEqual(envelopes(theirs));
     expect(errorCodes(ours)).toEqual(['OK']);
   }
   try {
     await fc.assert(
       fc.asyncProperty(wireRequest, async (wire) => {
-        const { ours, theirs } = await sendBoth(subject, reference, wire, key);
+        const { ours, theirs } = await sendBoth(subject, reference, wire, bearer(key));
         expect(await normalise(ours)).toEqual(selfCheck ? await normalise(theirs) : labelledAsOurs(await normalise(theirs)));
       }),
       // No shrinking: once one answer differs the two storages may too, and smaller requests
@@ -92,10 +95,9 @@ describe("where /trpc differs from tRPC's adapter", () => {
     { label: 'a batch of creates', wire: batch('POST', ['createPet', 'createPet'], { 0: {}, 1: { name: 'Rex', categoryId: 1 } }), calls: 2, reference: ['UNAUTHORIZED', 'UNAUTHORIZED'] },
   ];
   // A streamed batch without a key: trpc-links.test.ts reads it with httpBatchStreamLink.
-  it.for(KEYLESS)('the key is answered 401 first: $label', async ({ wire, calls, reference: expected }, { server, startReference }) => {
+  it.for(KEYLESS)('the key is answered 401 before any call: $label', async ({ wire, calls, reference: expected }, { server, startReference }) => {
     const reference = await startReference(false, server.db);
-    const madeUp = `pst_0123456789ab_${'A'.repeat(49)}`;
-    for (const authorization of [undefined, bearer(madeUp), `Basic ${server.apiKey}`]) {
+    for (const authorization of [undefined, bearer(MADE_UP_KEY), `Basic ${server.apiKey}`]) {
       const ours = await send(server.url, wire, authorization);
       expectEveryCall(ours, calls, 'UNAUTHORIZED', 401);
       expect(ours.headers['www-authenticate']).toBe('Bearer realm="petstore"');
@@ -105,14 +107,30 @@ describe("where /trpc differs from tRPC's adapter", () => {
     }
   });
 
-  it('the quota: once a key has spent it, every call is refused with 429 and Retry-After', async ({ startServer, startReference }) => {
+  // What tRPC refuses of a request as a whole comes before its context, and so before the key.
+  it.for([
+    { label: 'queries and mutations in one batch', wire: batch('POST', ['createPet', 'listPets'], { 0: { name: 'Rex', categoryId: 1 } }) },
+    { label: 'a body in a media type tRPC does not read', wire: { ...single('POST', 'createPet', {}), headers: { 'Content-Type': 'text/plain' } } },
+    { label: 'a path that is not percent-encoding', wire: { method: 'GET', path: '/trpc/list%ZZPets' } },
+    { label: 'a streamed call that is no batch', wire: { ...single('GET', 'listPets'), headers: STREAM } },
+  ])('a request tRPC refuses whole is refused so without a key too: $label', async ({ wire }, { server, startReference }) => {
+    const reference = await startReference(false, server.db);
+    for (const authorization of [undefined, bearer(MADE_UP_KEY)]) {
+      const { ours, theirs } = await sendBoth(server, reference, wire, authorization);
+      expect(await normalise(ours)).toEqual(labelledAsOurs(await normalise(theirs)));
+      expect(ours.status).not.toBe(401);
+    }
+  });
+
+  it('the quota: once a key has spent it, the request is refused whole with 429 and Retry-After', async ({ startServer, startReference }) => {
     const ours = await startServer({ RATE_LIMIT_PER_MINUTE: '3' });
     const reference = await startReference(false, ours.db);
-    // Each call of a batch counts one: three spend the quota of three.
-    const spending = await sendBoth(ours, reference, batch('GET', ['listPets', 'listPets', 'listPets']), ours.apiKey);
-    const one = await sendBoth(ours, reference, single('GET', 'listPets'), ours.apiKey);
-    const two = await sendBoth(ours, reference, batch('GET', ['listPets', 'getPet'], { 1: { petId: 1 } }), ours.apiKey);
+    // Each call of a batch counts one, however its names are separated: three spend the quota of three.
+    const spending = await sendBoth(ours, reference, { method: 'GET', path: '/trpc/listPets%2ClistPets,listPets?batch=1' }, bearer(ours.apiKey));
+    const one = await sendBoth(ours, reference, single('GET', 'listPets'), bearer(ours.apiKey));
+    const two = await sendBoth(ours, reference, batch('GET', ['listPets', 'getPet'], { 1: { petId: 1 } }), bearer(ours.apiKey));
     expect(spending.ours.status).toBe(200);
+    expect(envelopes(spending.ours)).toHaveLength(3);
     for (const [refused, calls] of [[one.ours, 1], [two.ours, 2]] as const) {
       expectEveryCall(refused, calls, 'TOO_MANY_REQUESTS', 429);
       expect(refused.headers['retry-after']).toMatch(/^\d+$/);
@@ -125,7 +143,7 @@ describe("where /trpc differs from tRPC's adapter", () => {
     { label: 'a create', wire: single('POST', 'createPet', { name: 'x'.repeat(70_000), categoryId: 1 }), calls: 1 },
     { label: 'a batch of creates', wire: batch('POST', ['createPet', 'createPet'], { 0: { name: 'x'.repeat(70_000), categoryId: 1 }, 1: { name: 'Rex', categoryId: 1 } }), calls: 2 },
   ])('413 for a body over 64 KiB: both refuse every call of $label, in their own words', async ({ wire, calls }, { server, startReference }) => {
-    const { ours, theirs } = await sendBoth(server, await startReference(false, server.db), wire, server.apiKey);
+    const { ours, theirs } = await sendBoth(server, await startReference(false, server.db), wire, bearer(server.apiKey));
     expectEveryCall(ours, calls, 'PAYLOAD_TOO_LARGE', 413);
     expectEveryCall(theirs, calls, 'PAYLOAD_TOO_LARGE', 413);
     for (const envelope of envelopes(ours)) expect(envelope.error?.message).toBe('The body is larger than 64 KiB.');
@@ -164,17 +182,40 @@ describe("where /trpc labels tRPC's answer differently", () => {
     { label: 'a body in a media type tRPC does not read', wire: { ...single('POST', 'createPet', {}), headers: { 'Content-Type': 'text/plain' } } },
     { label: 'a batch over the limit', wire: batch('GET', Array.from({ length: 51 }, () => 'listPets')) },
   ])('a refusal of the whole request is the same JSON, labelled application/json where tRPC says text/plain: $label', async ({ wire }, { server, startReference }) => {
-    const { ours, theirs } = await sendBoth(server, await startReference(false, server.db), wire, server.apiKey);
+    const { ours, theirs } = await sendBoth(server, await startReference(false, server.db), wire, bearer(server.apiKey));
     expect(theirs.headers['content-type']).toBe('text/plain;charset=UTF-8');
     expect(ours.headers['content-type']).toBe('application/json');
     expect([ours.status, JSON.parse(ours.text)]).toEqual([theirs.status, JSON.parse(theirs.text)]);
   });
 });
 
+describe('a batch over the limit', () => {
+  const names = (count: number, separator: string) => Array.from({ length: count }, () => 'listPets').join(separator);
+  it.for([
+    { label: '51 names', path: `/trpc/${names(51, ',')}?batch=1` },
+    { label: '51 names joined by %2C', path: `/trpc/${names(51, '%2C')}?batch=1` },
+    { label: '51 names, separators mixed', path: `/trpc/${names(26, '%2c')},${names(25, '%2C')}?batch=1` },
+    { label: '16,000 empty names', path: `/trpc/${','.repeat(16_000)}?batch=1` },
+  ])('is refused whole, before the key, as tRPC refuses it, and costs one short answer: $label', async ({ path }, { server, startReference }) => {
+    const reference = await startReference(false, server.db);
+    for (const authorization of [bearer(server.apiKey), undefined]) {
+      const { ours, theirs } = await sendBoth(server, reference, { method: 'GET', path }, authorization);
+      expect(await normalise(ours)).toEqual(labelledAsOurs(await normalise(theirs)));
+      expectEveryCall(ours, 1, 'BAD_REQUEST', 400);
+      expect(Buffer.byteLength(ours.text)).toBeLessThan(256);
+    }
+  });
+
+  it('of 50 names is not over it, however they are separated', async ({ server }) => {
+    const answer = await send(server.url, { method: 'GET', path: `/trpc/${names(25, '%2C')},${names(25, ',')}?batch=1` }, bearer(server.apiKey));
+    expect(errorCodes(answer)).toEqual(Array.from({ length: 50 }, () => 'OK'));
+  });
+});
+
 describe('where tRPC’s adapter fails', () => {
   it.for(['TRACE'])('a method a Fetch Request cannot carry (%s) is refused with 405 where tRPC’s adapter answers 500', async (method, { server, startReference }) => {
     const wire: WireRequest = { method, path: '/trpc/listPets' };
-    const { ours, theirs } = await sendBoth(server, await startReference(false, server.db), wire, server.apiKey);
+    const { ours, theirs } = await sendBoth(server, await startReference(false, server.db), wire, bearer(server.apiKey));
     expect(theirs.status).toBe(500);
     expectEveryCall(ours, 1, 'METHOD_NOT_SUPPORTED', 405);
     expect(ours.headers.allow).toBe('GET, HEAD, POST');

@@ -28,30 +28,24 @@ export interface TrpcRequest {
   inputs(): Promise<unknown[]>;
 }
 
-/** A request's address as tRPC reads it: the procedure paths after the prefix, and the query. */
-export interface TrpcAddress {
-  /** The paths as sent, before decoding: what its admission counts and its route is labelled with. */
-  names: string[];
-  /** `?batch=1`. */
-  batch: boolean;
-  /** The path after the prefix, slashes around it trimmed, as a URL parser leaves it. */
-  path: string;
-  query: URLSearchParams;
-}
-
 /** A path a URL parser leaves as it is: no dot segments, encoded or not, nothing it would percent-encode. */
 const PLAIN_PATH = /^(?![^]*%2e)(?:[A-Za-z0-9\-_~!$&'()*+,;=:@%]|\.(?![./]|$)|\/(?!\.\.?(?:\/|$)))*$/i;
 
-/** Read once per request: the path as tRPC's adapter reads it from a parsed URL, parsed only when it could differ. */
-export const readTrpcAddress = (url: string): TrpcAddress => {
+/** The procedure path after the prefix, as tRPC's adapter reads it from a parsed URL (slashes around it trimmed), and the query. */
+const addressOf = (url: string) => {
   const queryStart = url.indexOf('?');
   const raw = queryStart === -1 ? url : url.slice(0, queryStart);
   const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
-  const batch = query.get('batch') === '1';
-  const names = raw.slice(TRPC_PREFIX.length + 1);
   const pathname = PLAIN_PATH.test(raw) ? raw : new URL(raw, 'http://localhost').pathname;
   const path = pathname.replace(/^\/|\/$/g, '').slice(TRPC_PREFIX.length - 1).replace(/^\/|\/$/g, '');
-  return { names: batch ? names.split(',') : [names], batch, path, query };
+  return { path, query, batch: query.get('batch') === '1' };
+};
+
+/** Whether a batch's decoded path names more than MAX_BATCH_SIZE procedures: counted up to one past it, without taking the path apart. */
+const overTheLimit = (path: string) => {
+  let names = 1;
+  for (let at = path.indexOf(','); at !== -1 && names <= MAX_BATCH_SIZE; at = path.indexOf(',', at + 1)) names++;
+  return names > MAX_BATCH_SIZE;
 };
 
 const GET_OR_POST = ['GET', 'POST'] as const;
@@ -86,11 +80,14 @@ const asBadRequest = (cause: unknown): never => {
   throw new TRPCError({ code: 'BAD_REQUEST', message: cause instanceof Error ? cause.message : 'Invalid input', cause });
 };
 
+const notBatched = () => new TRPCError({ code: 'BAD_REQUEST', message: 'Streaming requests must be batched (you can do a batch of 1)' });
+
 const procedureAt = (path: string): Operation | undefined =>
   Object.hasOwn(operations, path) ? operations[path as keyof typeof operations] : undefined;
 
 /** The procedure path, percent-decoded. */
 const decodedPath = (path: string) => {
+  if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);
   } catch (cause) {
@@ -99,9 +96,9 @@ const decodedPath = (path: string) => {
 };
 
 /** The calls' inputs from JSON: the `input` query parameter of a GET, or the body. */
-const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean, count: number) =>
+const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean, count: number, bodyTimeoutMs: number) =>
   once(async (): Promise<unknown[]> => {
-    const text = req.method === 'GET' ? query.get('input') : (await readBody(req)).toString('utf8');
+    const text = req.method === 'GET' ? query.get('input') : (await readBody(req, bodyTimeoutMs)).toString('utf8');
     let inputs: unknown;
     try {
       inputs = text ? JSON.parse(text) : undefined;
@@ -115,24 +112,33 @@ const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean
   });
 
 /** One call with a body tRPC hands to the procedure as it comes: FormData, or the raw bytes as a stream. */
-const bodyCall = (req: IncomingMessage, path: string, mediaType: string): TrpcRequest => {
+const bodyCall = (req: IncomingMessage, path: string, mediaType: string, bodyTimeoutMs: number): TrpcRequest => {
   if (req.method !== 'POST') throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Only POST requests are supported for ${mediaType} requests` });
   const inputs = once(async (): Promise<unknown[]> => {
     if (mediaType === 'application/octet-stream') return [Readable.toWeb(req)];
-    const body = await readBody(req);
+    const body = await readBody(req, bodyTimeoutMs);
     // tRPC hands the procedure what Fetch's formData() makes of the body; the same call answers alike.
     // eslint-disable-next-line @typescript-eslint/no-deprecated
     const form = await new Response(new Uint8Array(body), { headers: { 'content-type': req.headers['content-type'] ?? mediaType } }).formData().catch(asBadRequest);
     return [form];
   });
-  return { calls: [{ index: 0, path, operation: procedureAt(path) }], batch: false, stream: wantsStream(req), inputs };
+  if (wantsStream(req)) throw notBatched();
+  return { calls: [{ index: 0, path, operation: procedureAt(path) }], batch: false, stream: false, inputs };
 };
 
-/** The calls of `req` and how to read their inputs, as tRPC's content-type handlers read them. */
-const callsOf = (req: IncomingMessage, address: TrpcAddress): TrpcRequest => {
-  const path = decodedPath(address.path);
+/**
+ * Reads `req` as tRPC's adapter does before it makes a context, and refuses it whole where that
+ * does, with its words: a path that is not valid percent-encoding, a body of a media type tRPC
+ * does not take, a batch of more than MAX_BATCH_SIZE calls (tRPC's `maxBatchSize`), one mixing
+ * queries and mutations, a streamed answer asked for calls that are not a batch. A batch's calls
+ * are counted before anything is made for each, so a path of thousands of names costs no more
+ * than one. What a call asks for is read only when a call asks for it.
+ */
+export const readTrpcRequest = (req: IncomingMessage, bodyTimeoutMs: number): TrpcRequest => {
+  const { path: encoded, query, batch } = addressOf(req.url ?? TRPC_PREFIX);
+  const path = decodedPath(encoded);
   const mediaType = mediaTypeOf(req);
-  if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(req, path, mediaType);
+  if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(req, path, mediaType, bodyTimeoutMs);
   if (mediaType !== 'application/json' && req.method !== 'GET') {
     const contentType = req.headers['content-type'];
     throw new TRPCError({
@@ -140,18 +146,12 @@ const callsOf = (req: IncomingMessage, address: TrpcAddress): TrpcRequest => {
       message: contentType === undefined ? 'Missing content-type header' : `Unsupported content-type "${contentType}`,
     });
   }
-  const { batch, query } = address;
+  if (batch && overTheLimit(path)) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Batch call exceeds maximum size' });
   const paths = batch ? path.split(',') : [path];
-  if (batch && paths.length > MAX_BATCH_SIZE) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Batch call exceeds maximum size' });
   const calls = paths.map((each, index) => ({ index, path: each, operation: procedureAt(each) }));
   const types = [...new Set(calls.flatMap(({ operation }) => (operation ? [operation.type] : [])))];
   if (types.length > 1) throw new TRPCError({ code: 'BAD_REQUEST', message: `Cannot mix procedure types in call: ${types.join(', ')}` });
-  return { calls, batch, stream: wantsStream(req), inputs: jsonInputs(req, query, batch, paths.length) };
-};
-
-/** Reads `req` as tRPC does; throws the TRPCError tRPC answers for a request it cannot take. */
-export const readTrpcRequest = (req: IncomingMessage, address: TrpcAddress): TrpcRequest => {
-  const request = callsOf(req, address);
-  if (request.stream && !request.batch) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Streaming requests must be batched (you can do a batch of 1)' });
-  return request;
+  const stream = wantsStream(req);
+  if (stream && !batch) throw notBatched();
+  return { calls, batch, stream, inputs: jsonInputs(req, query, batch, paths.length, bodyTimeoutMs) };
 };

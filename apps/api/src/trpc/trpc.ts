@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { type AuthedContext, type Context, MAX_BATCH_SIZE, type Operation, TRPC_PREFIX, authorize, callOperation, operations } from '@petstore/core';
+import { type AuthedContext, type Context, type Operation, TRPC_PREFIX, authorize, callOperation, operations } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Admit } from '../admission/admit.js';
 import { insufficientScopeChallenge } from '../admission/admit.js';
 import type { FlatHeaders } from '../exchange/exchange.js';
 import { type CallOutcome, type Reply, type Transport, methodNotAllowed } from '../exchange/reply.js';
-import { type TrpcCall, type TrpcRequest, acceptedMethods, readTrpcAddress, readTrpcRequest, wantsStream } from './request.js';
+import { type TrpcCall, type TrpcRequest, acceptedMethods, readTrpcRequest } from './request.js';
 
 /** Aborted when the connection closes before the whole answer went out: the client left. */
 const leaving = (res: ServerResponse): AbortSignal => {
@@ -28,6 +28,8 @@ const routeNames = new Map(Object.keys(operations).map((name) => [name, `${TRPC_
 
 export interface TrpcTransportDependencies {
   admit: Admit;
+  /** How long a request's body may take to arrive (`BODY_TIMEOUT_MS`). */
+  bodyTimeoutMs: number;
   /** Queries may also come as POST (tRPC's `allowMethodOverride`). */
   allowMethodOverride: boolean;
   /** Calls an operation: `callOperation`, or it wrapped by metrics or tracing. */
@@ -37,12 +39,13 @@ export interface TrpcTransportDependencies {
 /**
  * `/trpc`, answering as tRPC's own node-http adapter does, in every mode `@trpc/client` uses:
  * single calls and batches, GET and POST, JSON lines for httpBatchStreamLink, POST queries when
- * method override is on. The key and the quota come first, as on REST (each call of a batch spends
- * one request); then the request as tRPC reads it, refused whole where tRPC refuses it whole; then
- * each call: its procedure and method, the key's scope, its input (the body read once, only when a
- * call asks for it), the operation.
+ * method override is on. First what tRPC's adapter refuses of a request as a whole, before it makes
+ * a context (a path it cannot decode, a media type it does not take, a batch over its size or
+ * mixing queries and mutations), each at the cost of one refusal; then the key and the quota, as on
+ * REST (each call of a batch spends one request); then each call: its procedure and method, the
+ * key's scope, its input (the body read once, only when a call asks for it), the operation.
  */
-export const createTrpcTransport = ({ admit, allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Transport => {
+export const createTrpcTransport = ({ admit, bodyTimeoutMs, allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Transport => {
   /**
    * What a call meets before it runs, in tRPC's order: its procedure (404), a method the procedure
    * takes (405), a key with the procedure's scope (401, 403).
@@ -70,27 +73,29 @@ export const createTrpcTransport = ({ admit, allowMethodOverride, call = callOpe
   return async (exchange): Promise<Reply> => {
     const { req } = exchange;
     const method = req.method ?? 'GET';
-    const address = readTrpcAddress(req.url ?? TRPC_PREFIX);
-    const { names, batch } = address;
-    exchange.route = names.length === 1 ? routeNames.get(names[0] ?? '') : BATCH_ROUTE;
+    // HEAD, which tRPC answers before it reads anything, and the methods it fails on, have no calls.
+    let request: TrpcRequest | undefined;
+    if (method !== 'HEAD' && !UNSERVED.has(method)) {
+      try {
+        request = readTrpcRequest(req, bodyTimeoutMs);
+      } catch (error) {
+        return { error };
+      }
+      exchange.route = request.calls.length === 1 ? routeNames.get(request.calls[0]?.path ?? '') : BATCH_ROUTE;
+    }
 
-    // A batch over the limit runs nothing, so it spends one request rather than one per call.
-    const admission = await admit(req, batch && names.length > MAX_BATCH_SIZE ? 1 : names.length);
+    const admission = await admit(req, request?.calls.length ?? 1);
     if (!admission.admitted) {
       const { error, headers } = admission;
-      const refusals = Array.from({ length: batch ? names.length : 1 }, () => ({ error }));
+      const refusals = Array.from({ length: request?.batch ? request.calls.length : 1 }, () => ({ error }));
       // httpBatchStreamLink reads every answer but a 200 as one JSON body, not one per call.
-      if (batch && wantsStream(req)) return { stream: refusals.map((refusal) => Promise.resolve(refusal)), headers };
-      return { calls: refusals, batch, headers };
+      if (request?.stream) return { stream: refusals.map((refusal) => Promise.resolve(refusal)), headers };
+      return { calls: refusals, batch: request?.batch ?? false, headers };
     }
-    if (method === 'HEAD') return { status: 204, empty: true, headers: admission.headers, unvaried: true };
-    if (UNSERVED.has(method)) return methodNotAllowed(method, req.url, 'GET, HEAD, POST', admission.headers);
-
-    let request: TrpcRequest;
-    try {
-      request = readTrpcRequest(req, address);
-    } catch (error) {
-      return { error, headers: admission.headers };
+    if (!request) {
+      return method === 'HEAD'
+        ? { status: 204, empty: true, headers: admission.headers, unvaried: true }
+        : methodNotAllowed(method, req.url, 'GET, HEAD, POST', admission.headers);
     }
     const headers: FlatHeaders = [...admission.headers];
     // A streamed batch answers for as long as its slowest call: what has not started when its client leaves never does.

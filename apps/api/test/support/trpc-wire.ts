@@ -3,9 +3,10 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Context, type Database, appRouter, createApiKeys, openDatabase } from '@petstore/core';
+import { type Context, type Database, MAX_BATCH_SIZE, appRouter, createApiKeys, openDatabase } from '@petstore/core';
 import { type CreateHTTPContextOptions, createHTTPServer } from '@trpc/server/adapters/standalone';
 import { jsonlStreamConsumer } from '@trpc/server/unstable-core-do-not-import';
+import { BODY_LIMIT_BYTES } from '../../src/exchange/read-body.js';
 import { it as base } from '../../src/testing/index.js';
 
 /** One request on the wire, apart from its key: `send` adds `Authorization`. */
@@ -167,8 +168,8 @@ const startReference = async (allowMethodOverride: boolean, keysFrom?: Database)
   const server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',
-    maxBatchSize: 50,
-    maxBodySize: 64 * 1024,
+    maxBatchSize: MAX_BATCH_SIZE,
+    maxBodySize: BODY_LIMIT_BYTES,
     allowMethodOverride,
     createContext: (options) => referenceContext(db, options),
   });
