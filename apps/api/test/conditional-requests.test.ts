@@ -10,22 +10,23 @@ describe('conditional GETs', () => {
   it.for<[string, string]>([
     ['an animal', '/v1/pets/1'],
     ['a page', '/v1/pets?limit=5'],
-  ])('answer %s again with 304 and no body while its ETag is current, without spending the quota', async ([, path], { startServer }) => {
+  ])('answer %s again with 304 and no body while its ETag is current, each counted like the 200', async ([, path], { startServer }) => {
     const running = await startServer({ RATE_LIMIT_PER_MINUTE: '50' });
     await create(running, 'Rex');
     const first = await call(running, path);
     const tag = first.headers.get('etag');
     expect(tag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
-    const left = remaining(first);
+    let left = remaining(first);
 
+    // Each costs the read it answers for: `*` on a key with one request left is no way around the quota.
     for (const ifNoneMatch of [tag ?? '', `W/${tag ?? ''}`, `"other", ${tag ?? ''}`, '*']) {
       const again = await call(running, path, { headers: { 'If-None-Match': ifNoneMatch } });
       expect(again.status).toBe(304);
       expect(await again.text()).toBe('');
       expect(again.headers.get('etag')).toBe(tag);
-      expect(remaining(again)).toBe(left);
+      expect(remaining(again)).toBe(--left);
     }
-    // A tag the client does not hold any more is answered in full, and costs a request.
+    // A tag the client does not hold any more is answered in full.
     const stale = await call(running, path, { headers: { 'If-None-Match': '"stale"' } });
     expect(stale.status).toBe(200);
     expect(stale.headers.get('etag')).toBe(tag);

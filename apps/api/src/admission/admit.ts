@@ -17,13 +17,11 @@ export const insufficientScopeChallenge = (scope: string) => `${BEARER_CHALLENGE
 export const bearerToken = (authorization: string | undefined): string | undefined =>
   /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1];
 
-/** A request let in: the procedures' context, the RateLimit headers of what it spent, and how to give that back. */
+/** A request let in: the procedures' context, and the RateLimit headers of what it spent. */
 export interface Admitted {
   admitted: true;
   ctx: Context;
   headers: FlatHeaders;
-  /** Gives back what the request spent (a 304 costs nothing); the RateLimit headers as they now stand. */
-  giveBack(): FlatHeaders;
 }
 
 export interface Refused {
@@ -49,32 +47,37 @@ const NO_HEADERS: FlatHeaders = [];
 const tooMany = (what: string, seconds: number | undefined) =>
   new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `${what}; try again in ${seconds ?? 'a few'} seconds.` });
 
+const throttled = ({ headers, retryAfterSeconds }: QuotaDecision): Refused => ({
+  admitted: false,
+  error: tooMany('Too many failed authentications from this address', retryAfterSeconds),
+  headers,
+});
+
 /**
  * The one step every request to a procedure passes, on either transport, in the contract's order:
  * the key first (401 with its challenge, before anything about the request is looked at), failed
- * attempts throttled per client address so guessing keys costs time, then the key's quota (each
- * call of a tRPC batch counts), then the procedures' context, with the `Idempotency-Key`. What a
- * key may do (its scopes) is each operation's own check (`authorize` in core).
+ * attempts throttled per client address so guessing keys costs time (an address past its
+ * throttle is refused before the key it sends is looked up, unless this instance knows the key
+ * good: a valid key is not refused for what others sent), then the key's quota (each call of a tRPC batch counts), then the
+ * procedures' context, with the `Idempotency-Key`. What a key may do (its scopes) is each
+ * operation's own check (`authorize` in core).
  */
 export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, clientAddress }: AdmissionDependencies) => {
-  const refuseKey = async (req: IncomingMessage, authorization: string | undefined): Promise<Refused> => {
-    const throttle = failedAuthQuota && (await failedAuthQuota.spend(clientAddress(req), 1));
-    if (throttle && !throttle.allowed) {
-      return { admitted: false, error: tooMany('Too many failed authentications from this address', throttle.retryAfterSeconds), headers: throttle.headers };
-    }
+  const refuseKey = async (address: string, authorization: string | undefined): Promise<Refused> => {
+    const throttle = failedAuthQuota && (await failedAuthQuota.spend(address, 1));
+    if (throttle && !throttle.allowed) return throttled(throttle);
     const message = authorization === undefined ? 'Missing API key: send "Authorization: Bearer <API_KEY>".' : 'Invalid API key.';
     const headers: FlatHeaders = ['WWW-Authenticate', BEARER_CHALLENGE, ...(throttle ? throttle.headers : NO_HEADERS)];
     return { admitted: false, error: new TRPCError({ code: 'UNAUTHORIZED', message }), headers };
   };
 
-  const admitted = (req: IncomingMessage, principal: ApiKeyPrincipal, calls: number, { allowed, headers, retryAfterSeconds }: QuotaDecision): Admission => {
+  const admitted = (req: IncomingMessage, principal: ApiKeyPrincipal, { allowed, headers, retryAfterSeconds }: QuotaDecision): Admission => {
     if (!allowed) return { admitted: false, error: tooMany('Too many requests for this API key', retryAfterSeconds), headers };
     const idempotencyKey = req.headers['idempotency-key'];
     return {
       admitted: true,
       ctx: { db, principal, idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey },
       headers,
-      giveBack: keyQuota ? () => keyQuota.giveBack(String(principal.keyId), calls) : () => headers,
     };
   };
 
@@ -82,10 +85,16 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
   return async (req: IncomingMessage, calls: number): Promise<Admission> => {
     const { authorization } = req.headers;
     const token = bearerToken(authorization);
+    let address: string | undefined;
+    if (failedAuthQuota && (token === undefined || !apiKeys.knows(token))) {
+      address = clientAddress(req);
+      const throttle = failedAuthQuota.peek(address);
+      if (!throttle.allowed) return throttled(throttle);
+    }
     const principal = token === undefined ? null : await apiKeys.authenticate(token);
-    if (!principal) return refuseKey(req, authorization);
-    if (!keyQuota) return admitted(req, principal, calls, { allowed: true, headers: NO_HEADERS });
-    return admitted(req, principal, calls, await keyQuota.spend(String(principal.keyId), calls));
+    if (!principal) return refuseKey(address ?? clientAddress(req), authorization);
+    if (!keyQuota) return admitted(req, principal, { allowed: true, headers: NO_HEADERS });
+    return admitted(req, principal, await keyQuota.spend(String(principal.keyId), calls));
   };
 };
 

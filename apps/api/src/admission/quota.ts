@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { FlatHeaders } from '../exchange/exchange.js';
 
 /** Every quota counts requests per minute. */
@@ -18,11 +18,18 @@ export interface QuotaDecision {
 export interface Quota {
   /** Spends `points` (the calls one HTTP request carries) of the quota of `subject`. */
   spend(subject: string, points: number): Promise<QuotaDecision>;
-  /** Gives back what a request turned out not to cost (a 304); the RateLimit headers as they now stand. */
-  giveBack(subject: string, points: number): FlatHeaders;
+  /** Whether `subject` could spend one more point, as this instance knows, without spending it or asking Redis. */
+  peek(subject: string): QuotaDecision;
   /** Stops counting: sends nothing more to Redis. */
   close(): void;
 }
+
+/**
+ * The most subjects a quota counts at once. Subjects come from outside (a client address can be
+ * any of millions), so the table is bounded: past it, the window that started first is forgotten
+ * (with Redis, what it had not yet sent is sent first), and that subject starts a new one.
+ */
+export const MAX_QUOTA_SUBJECTS = 10_000;
 
 export interface QuotaOptions {
   /** The policy's name in the RateLimit headers: `per-key`, `per-address`. */
@@ -39,7 +46,7 @@ interface Window {
   until: number;
   /** The count all instances share, as last learned from Redis (what this instance sent included). */
   known: number;
-  /** What this instance spent, or gave back, since it last sent: all of its count without Redis. */
+  /** What this instance spent since it last sent: all of its count without Redis. */
   pending: number;
   /** What this instance has sent and Redis has not yet answered: counted until `known` includes it. */
   sending: number;
@@ -49,6 +56,8 @@ interface Window {
 
 const secondsUntil = (until: number, now: number) => Math.max(1, Math.ceil((until - now) / 1000));
 
+const spentIn = (window: Window) => window.known + window.sending + window.pending;
+
 /**
  * A quota of requests per minute and subject (an API key, a client address). In one process it is
  * counted there, exactly. Shared through Redis, an instance counts in process while the subject is
@@ -57,27 +66,21 @@ const secondsUntil = (until: number, now: number) => Math.max(1, Math.ceil((unti
  * request is counted in Redis itself, so the limit holds across instances as long as, between two
  * syncs, the instances together take less than half a quota. A request far from the limit so costs
  * no Redis round trip (docs/decisions has the figures). Redis is reached through
- * rate-limiter-flexible: atomic counts with their expiry, and its insurance limiter (this
- * instance's own count) while Redis is away. Undefined when the limit is 0 (off).
+ * rate-limiter-flexible (atomic counts with their expiry); while it does not answer, the instance
+ * decides on what it knows: the shared count it last learned and what it counted since. At most
+ * MAX_QUOTA_SUBJECTS subjects are counted at once. Undefined when the limit is 0 (off).
  */
 export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions): Quota | undefined => {
   if (perMinute === 0) return undefined;
   const windowMs = QUOTA_WINDOW_SECONDS * 1000;
-  const options = { points: perMinute, duration: QUOTA_WINDOW_SECONDS, keyPrefix };
-  const shared = redis
-    ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(options) })
-    : undefined;
+  const shared = redis ? new RateLimiterRedis({ points: perMinute, duration: QUOTA_WINDOW_SECONDS, keyPrefix, storeClient: redis, rejectIfRedisNotReady: true }) : undefined;
   const policy = `"${name}";q=${perMinute};w=${QUOTA_WINDOW_SECONDS}`;
+  // By when each window started, oldest first: a renewed window goes to the end.
   const windows = new Map<string, Window>();
 
-  const windowOf = (subject: string, now: number) => {
-    let window = windows.get(subject);
-    if (!window || now >= window.until) windows.set(subject, (window = { until: now + windowMs, known: 0, pending: 0, sending: 0, learnedAt: Number.NEGATIVE_INFINITY }));
-    return window;
-  };
   const headers = (window: Window, now: number): FlatHeaders => [
     'RateLimit-Policy', policy,
-    'RateLimit', `"${name}";r=${Math.max(0, perMinute - window.known - window.sending - window.pending)};t=${secondsUntil(window.until, now)}`,
+    'RateLimit', `"${name}";r=${Math.max(0, perMinute - spentIn(window))};t=${secondsUntil(window.until, now)}`,
   ];
   const refused = (window: Window, now: number): QuotaDecision => {
     const retryAfterSeconds = secondsUntil(window.until, now);
@@ -90,8 +93,11 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
     window.learnedAt = now;
   };
 
-  /** Adds `points` and what is pending to the shared count; whether the total stays within the quota. */
-  const send = async (limiter: RateLimiterRedis, subject: string, window: Window, points: number) => {
+  /**
+   * Adds `points` and what is pending to the shared count: whether the total stays within the
+   * quota, or `unanswered` when Redis did not answer (what was not sent is pending again).
+   */
+  const send = async (limiter: RateLimiterRedis, subject: string, window: Window, points: number): Promise<boolean | 'unanswered'> => {
     const sending = window.pending + points;
     window.pending = 0;
     window.sending += sending;
@@ -101,8 +107,8 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
     } catch (refusal) {
       // rate-limiter-flexible rejects with the counter's state when the quota is spent.
       if (!(refusal instanceof RateLimiterRes)) {
-        window.pending += sending - points;
-        throw refusal;
+        window.pending += sending;
+        return 'unanswered';
       }
       learn(window, refusal);
       return false;
@@ -112,39 +118,59 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
     }
   };
 
-  const sync = shared
-    ? setInterval(() => {
-        const now = Date.now();
-        for (const [subject, window] of windows) {
-          if (now >= window.until) windows.delete(subject);
-          // Redis away: what was not sent is sent with the next sync.
-          else if (window.pending !== 0) send(shared, subject, window, 0).catch(() => undefined);
-        }
-      }, QUOTA_SYNC_MS).unref()
-    : undefined;
+  /** Forgets the window that started first; with Redis, what it had not sent goes first. */
+  const forgetOldest = (now: number) => {
+    const [subject, window] = windows.entries().next().value as [string, Window];
+    windows.delete(subject);
+    if (shared && window.pending > 0 && now < window.until) send(shared, subject, window, 0).catch(() => undefined);
+  };
+
+  const windowOf = (subject: string, now: number) => {
+    const window = windows.get(subject);
+    if (window && now < window.until) return window;
+    windows.delete(subject);
+    while (windows.size >= MAX_QUOTA_SUBJECTS) forgetOldest(now);
+    const fresh = { until: now + windowMs, known: 0, pending: 0, sending: 0, learnedAt: Number.NEGATIVE_INFINITY };
+    windows.set(subject, fresh);
+    return fresh;
+  };
+
+  const sync = setInterval(() => {
+    const now = Date.now();
+    for (const [subject, window] of windows) {
+      if (now >= window.until) windows.delete(subject);
+      // Redis away: what was not sent is sent with the next sync.
+      else if (shared && window.pending !== 0) send(shared, subject, window, 0).catch(() => undefined);
+    }
+  }, shared ? QUOTA_SYNC_MS : windowMs).unref();
+
+  /** Spends in the process, as long as what this instance knows of the count allows it. */
+  const spendHere = (window: Window, points: number, now: number): QuotaDecision => {
+    if (spentIn(window) + points > perMinute) return refused(window, now);
+    window.pending += points;
+    return { allowed: true, headers: headers(window, now) };
+  };
 
   return {
     spend: async (subject, points) => {
       const now = Date.now();
       const window = windowOf(subject, now);
-      if (!shared) {
-        if (window.pending + points > perMinute) return refused(window, now);
-        window.pending += points;
-        return { allowed: true, headers: headers(window, now) };
-      }
+      if (!shared) return spendHere(window, points, now);
       const fresh = now - window.learnedAt <= 2 * QUOTA_SYNC_MS;
-      if (fresh && window.known + window.sending + window.pending + points <= perMinute / 2) {
-        window.pending += points;
-        return { allowed: true, headers: headers(window, now) };
-      }
+      if (fresh && spentIn(window) + points <= perMinute / 2) return spendHere(window, points, now);
       const allowed = await send(shared, subject, window, points);
+      if (allowed === 'unanswered') {
+        // Sent back to pending by `send`: this instance's own count decides.
+        window.pending -= points;
+        return spendHere(window, points, Date.now());
+      }
       return allowed ? { allowed, headers: headers(window, Date.now()) } : refused(window, Date.now());
     },
-    giveBack: (subject, points) => {
+    peek: (subject) => {
       const now = Date.now();
-      const window = windowOf(subject, now);
-      window.pending -= points;
-      return headers(window, now);
+      const window = windows.get(subject);
+      if (!window || now >= window.until) return { allowed: true, headers: [] };
+      return spentIn(window) + 1 > perMinute ? refused(window, now) : { allowed: true, headers: headers(window, now) };
     },
     close: () => {
       clearInterval(sync);

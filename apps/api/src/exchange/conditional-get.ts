@@ -35,27 +35,21 @@ export const isNotModified = (ifNoneMatch: string | undefined, tag: string): boo
   });
 };
 
-/** What a request spent of its quota: its RateLimit headers, and how to give it back. */
-export interface Spent {
-  headers: FlatHeaders;
-  /** Returns what the request spent; the RateLimit headers as they now stand. */
-  giveBack(): FlatHeaders;
-}
-
 /**
  * A GET's answer: `reply` with its tag and the request's RateLimit headers, or 304 with the tag and
- * `reply`'s headers but no body when the client holds it. A 304 does not spend the quota (a client
- * revalidating its cache asks for nothing new).
+ * `reply`'s headers but no body when the client holds it. A 304 counts against the quota like the
+ * 200 it stands for: it was as much work to find out.
  */
 export const answerConditionally = (
   req: IncomingMessage,
   { status, body, headers }: { status: number; body: string; headers: FlatHeaders },
   varying: string | undefined,
-  spent: Spent,
+  rateLimitHeaders: FlatHeaders,
 ): BodyReply | EmptyReply => {
   const tag = entityTag(body, varying);
-  if (isNotModified(req.headers['if-none-match'], tag)) return { status: 304, empty: true, headers: [...spent.giveBack(), ...headers, 'ETag', tag] };
-  return { status, body, headers: [...spent.headers, ...headers, 'ETag', tag] };
+  const answered = [...rateLimitHeaders, ...headers, 'ETag', tag];
+  if (isNotModified(req.headers['if-none-match'], tag)) return { status: 304, empty: true, headers: answered };
+  return { status, body, headers: answered };
 };
 
 /** The strong tag of a GET's representation, as `entityTag` makes it. */
@@ -75,7 +69,7 @@ const ETAG: HeaderObject = {
 const IF_NONE_MATCH: ParameterObject = {
   name: 'If-None-Match',
   in: 'header',
-  description: 'Tags the client holds (`*`: any): when one is current, the answer is 304 with no body, and the quota is not spent.',
+  description: 'Tags the client holds (`*`: any): when one is current, the answer is 304 with no body; it counts against the quota like the 200.',
   schema: {
     type: 'string',
     // `*`, or a list of entity tags, weak or strong (RFC 9110 §13.1.2).
@@ -95,7 +89,7 @@ export const describeConditionalGet = (operation: OperationObject, responses: Re
   ok.headers = { ...ok.headers, ETag: ETAG };
   operation.parameters = [...(operation.parameters ?? []), IF_NONE_MATCH];
   responses['304'] = {
-    description: 'Not Modified: the `If-None-Match` tag is current. No body; the quota is not spent.',
+    description: 'Not Modified: the `If-None-Match` tag is current. No body; it counts against the quota like the 200.',
     headers: { ...ok.headers },
   };
 };

@@ -123,6 +123,8 @@ const refusal = (error: unknown, restOp: RestOperation, admitted: Admitted): Rep
 
 export interface RestTransportDependencies {
   admit: Admit;
+  /** How long a request's body may take to arrive (`BODY_TIMEOUT_MS`). */
+  bodyTimeoutMs: number;
   /** The OpenAPI document, serialised, made on first use. */
   openApiJson: () => Promise<string>;
   /** Calls an operation: `callOperation`, or it wrapped by metrics or tracing. */
@@ -135,7 +137,7 @@ export interface RestTransportDependencies {
  * order: the key and its quota (admission), the path and method, the key's scope, the input (the
  * body read only now), the operation; then its success, answered conditionally when it is a GET.
  */
-export const createRestTransport = ({ admit, openApiJson, call = callOperation }: RestTransportDependencies): Transport => {
+export const createRestTransport = ({ admit, bodyTimeoutMs, openApiJson, call = callOperation }: RestTransportDependencies): Transport => {
   const routes = compileRoutes();
 
   return async (exchange) => {
@@ -158,13 +160,13 @@ export const createRestTransport = ({ admit, openApiJson, call = callOperation }
     let result: unknown;
     try {
       const ctx = authorize(admission.ctx, restOp.meta.scope);
-      const input = restOp.takesBody ? bodyInput(await readJsonObject(req), params) : queryInput(search, params);
+      const input = restOp.takesBody ? bodyInput(await readJsonObject(req, bodyTimeoutMs), params) : queryInput(search, params);
       result = await call(restOp.operation, ctx, input);
     } catch (error) {
       return refusal(error, restOp, admission);
     }
     const { varying, ...reply } = success(restOp, result, search);
-    if (method === 'GET') return answerConditionally(req, reply, varying, admission);
+    if (method === 'GET') return answerConditionally(req, reply, varying, admission.headers);
     return { ...reply, headers: [...admission.headers, ...reply.headers] };
   };
 };

@@ -264,7 +264,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description Tags the client holds (`*`: any): when one is current, the answer is 304 with no body, and the quota is not spent. */
+                /** @description Tags the client holds (`*`: any): when one is current, the answer is 304 with no body; it counts against the quota like the 200. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -288,7 +288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Not Modified: the `If-None-Match` tag is current. No body; the quota is not spent. */
+            /** @description Not Modified: the `If-None-Match` tag is current. No body; it counts against the quota like the 200. */
             304: {
                 headers: {
                     /** @description RFC 8288 link to the next page (`rel="next"`): the same query, with the next page's `cursor`. Absent on the last page. */
@@ -358,7 +358,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Tags the client holds (`*`: any): when one is current, the answer is 304 with no body, and the quota is not spent. */
+                /** @description Tags the client holds (`*`: any): when one is current, the answer is 304 with no body; it counts against the quota like the 200. */
                 "If-None-Match"?: string;
             };
             path: {
@@ -389,7 +389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Not Modified: the `If-None-Match` tag is current. No body; the quota is not spent. */
+            /** @description Not Modified: the `If-None-Match` tag is current. No body; it counts against the quota like the 200. */
             304: {
                 headers: {
                     /** @description RFC 9745: when the operation was deprecated, as `@<epoch seconds>`. */

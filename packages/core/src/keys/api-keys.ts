@@ -95,7 +95,7 @@ export interface ApiKeysOptions {
 }
 
 /** The most keys held at once; past it the longest-held goes first. */
-const MAX_HELD_KEYS = 10_000;
+export const MAX_HELD_KEYS = 10_000;
 
 /** A key this process authenticated, until `until`: what a request needs without a database read. */
 interface HeldKey {
@@ -238,6 +238,15 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
       release(key.id);
       await record({ at: revokedAt, event: 'revoked', keyId: key.id, keyName: key.name, detail: null });
       return summarise({ ...key, revokedAt }, revokedAt);
+    },
+
+    /**
+     * Whether this process has authenticated `token` and not forgotten it (one of its last
+     * MAX_HELD_KEYS): a key known good, whose row is read again only once its hold is over, never
+     * a guess.
+     */
+    knows(token: string): boolean {
+      return held.has(token);
     },
 
     /**
