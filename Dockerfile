@@ -10,7 +10,9 @@ RUN pnpm install --frozen-lockfile \
  && pnpm --filter @petstore/api deploy --prod --legacy /service
 
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 PETSTORE_DB=/data/petstore.db
+# A key printed at the first start would stay in the container's log for whoever reads it: the log
+# says how to make one instead (docs/operating.md).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 PETSTORE_DB=/data/petstore.db FIRST_API_KEY=hint
 WORKDIR /service
 COPY --from=build /service .
 RUN mkdir /data && chown node:node /data

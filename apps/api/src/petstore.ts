@@ -45,11 +45,11 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
   const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
-  const door = createDoor(logger);
+  const door = createDoor(logger, config.sendTimeoutMs);
   const api = {
     door,
-    rest: observed.transport(createRestTransport({ admit, openApiJson: lazyDocument(config), call })),
-    trpc: observed.transport(createTrpcTransport({ admit, allowMethodOverride: config.trpcAllowMethodOverride, call })),
+    rest: observed.transport(createRestTransport({ admit, bodyTimeoutMs: config.bodyTimeoutMs, openApiJson: lazyDocument(config), call })),
+    trpc: observed.transport(createTrpcTransport({ admit, bodyTimeoutMs: config.bodyTimeoutMs, allowMethodOverride: config.trpcAllowMethodOverride, call })),
     cors: createCors(config.corsOrigins),
     overload,
   };

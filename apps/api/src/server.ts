@@ -4,9 +4,11 @@ import type { Duplex } from 'node:stream';
 import { ApiKeyError, type ApiKeys, type Database } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
+import { KEYS_COMMAND } from './cli/keys-command.js';
 import type { Config } from './settings/config.js';
 import { type Door, Exchange } from './exchange/exchange.js';
-import { sendReply } from './front-door/send-reply.js';
+import { trackConnections } from './front-door/connections.js';
+import { LINGER_MAX_MS, sendReply } from './front-door/send-reply.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { type Petstore, openPetstore } from './petstore.js';
 
@@ -28,12 +30,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How to make a key where the first start made none: from a checkout, and in the image. */
+const MAKE_A_KEY = `${KEYS_COMMAND} create <name> (in the image: node dist/cli/keys.js create <name>)`;
+
 /**
  * Only a database that never had a key gets one: revoking every key must not be undone here. Of
- * instances starting together on an empty database, one creates it and the others see the name taken.
+ * instances starting together on an empty database, one creates it and the others see the name
+ * taken. With `FIRST_API_KEY=hint` none is made: the log says how to make one.
  */
-const createFirstKey = async (apiKeys: ApiKeys): Promise<string | undefined> => {
+const createFirstKey = async (apiKeys: ApiKeys, mode: Config['firstApiKey'], logger: Logger): Promise<string | undefined> => {
   if (await apiKeys.anyExist()) return undefined;
+  if (mode === 'hint') {
+    logger.warn({ firstApiKey: mode }, `No API key exists yet: make one with ${MAKE_A_KEY}`);
+    return undefined;
+  }
   try {
     return (await apiKeys.create('default')).token;
   } catch (error) {
@@ -79,6 +89,9 @@ const drain = (server: Server, graceMs: number, logger: Logger) =>
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** How often Node looks for requests past `headersTimeout` and `requestTimeout`. */
+const CONNECTIONS_CHECKED_EVERY_MS = 1_000;
+
 export interface ServerOptions {
   /**
    * `express`: serve the API as middleware in a bare Express 5 app, as a host application would
@@ -105,7 +118,10 @@ const answerMalformedRequest = (door: Door) => {
     // the connection closes after it, leaving the bytes that followed it unanswered.
     const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (answering) {
-      answering.shouldKeepAlive = false;
+      // A request still arriving past Node's own bound, behind the body's and the lingering
+      // close's (each shorter): nothing it could still send is worth the connection.
+      if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
+      else answering.shouldKeepAlive = false;
       return;
     }
     if (!socket.writable || error.code === 'ECONNRESET' || (socket as Socket).bytesWritten > 0) {
@@ -135,17 +151,26 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   const tracing = config.tracing ? await (await import('./observability/tracing.js')).startTracing() : undefined;
   const petstore = await openPetstore(config, logger, tracing);
   const { stores } = petstore;
-  const firstApiKey = await createFirstKey(stores.apiKeys);
+  const firstApiKey = await createFirstKey(stores.apiKeys, config.firstApiKey, logger);
 
-  const server = createServer(await listenerFor(petstore, options));
+  const server = createServer(
+    {
+      // Node looks for requests past their bounds this often; its default, 30 s, would let one
+      // outlive its bound by as much.
+      connectionsCheckingInterval: CONNECTIONS_CHECKED_EVERY_MS,
+      headersTimeout: config.headersTimeoutMs,
+      // Node's own bound on a whole request, behind the body's (exchange/read-body.ts) and the
+      // lingering close's (front-door/send-reply.ts), which answer first.
+      requestTimeout: config.headersTimeoutMs + config.bodyTimeoutMs + LINGER_MAX_MS,
+    },
+    await listenerFor(petstore, options),
+  );
   server.on('clientError', answerMalformedRequest(petstore.door));
-  // A client gets 10 s to send its headers and 30 s for the whole request: a slow sender cannot
-  // hold a connection (and its memory) for the five minutes Node allows by default.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  const connections = trackConnections(server, { ...config, pastTheLimit: petstore.door.pastTheLimit });
   try {
     await listen(server, config.port, config.host);
   } catch (error) {
+    connections.stop();
     await stores.close();
     throw error;
   }
@@ -157,6 +182,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       metricsServer = await startMetricsServer(petstore.metrics.registry, config.metricsPort, config.host);
     } catch (error) {
       await drain(server, config.shutdownGraceMs, logger);
+      connections.stop();
       await petstore.close();
       throw error;
     }
@@ -172,6 +198,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       petstore.door.stopping = true;
       if (config.shutdownDelayMs > 0) await pause(config.shutdownDelayMs);
       await drain(server, config.shutdownGraceMs, logger);
+      connections.stop();
       await metricsServer?.close();
       await tracing?.shutdown();
       await stores.close();

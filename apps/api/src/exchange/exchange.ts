@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 
 /** A client's own request id is kept when it is a plain token; anything else is replaced, never echoed. */
@@ -32,14 +33,18 @@ export type AccessLog = (
 ) => void;
 
 /**
- * What every exchange of one server shares: its logger, its access line, its request ids, and
- * whether the server is stopping, which every reply from then on answers by closing its connection.
+ * What every exchange of one server shares: its logger, its access line, its request ids, how
+ * long a client may leave an answer untaken, whether the server is stopping, which every reply
+ * from then on answers by closing its connection, and which connections it took past its limit.
  */
 export interface Door {
   readonly logger: Logger;
   readonly accessLog: AccessLog;
   readonly ids: RequestIds;
+  readonly sendTimeoutMs: number;
   stopping: boolean;
+  /** The connections the server took past its limit (front-door/connections.ts): each gets one answer. */
+  readonly pastTheLimit: WeakSet<Socket>;
 }
 
 /** Told when an exchange's reply has been written, with its status and how long it took. */

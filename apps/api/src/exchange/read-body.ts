@@ -14,45 +14,71 @@ const DECODERS: Record<string, () => Readable & NodeJS.WritableStream> = {
   br: createBrotliDecompress,
 };
 
+/**
+ * How many times its compressed size a body may grow to as it is decompressed. A body the service
+ * takes is a few hundred bytes of JSON, which no compression shrinks 100-fold; a body that grows
+ * more is built to make the service work, however small it stays.
+ */
+export const MAX_DECOMPRESSION_RATIO = 100;
+
 const tooLarge = () => new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The body is larger than ${BODY_LIMIT_TEXT}.` });
 
-/** Reads a stream to its end, refusing it as soon as it passes the limit. */
-const collect = (stream: Readable, onTooLarge: () => void) =>
-  new Promise<Buffer | 'too-large' | 'broken'>((resolve) => {
+type Read = Buffer | 'too-large' | 'too-dense' | 'too-slow' | 'broken';
+
+/**
+ * Reads a body to its end, refusing it as soon as it passes the limit, compressed (`req`'s own
+ * bytes) or decompressed (`source`'s), as soon as it grows past MAX_DECOMPRESSION_RATIO, and once
+ * `timeoutMs` has passed: a body already arrived is read at once, and no timer is set for it.
+ */
+const collect = (req: IncomingMessage, source: Readable, timeoutMs: number) =>
+  new Promise<Read>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let arrived = 0;
     let settled = false;
-    const settle = (outcome: Buffer | 'too-large' | 'broken') => {
+    let deadline: NodeJS.Timeout | undefined;
+    const settle = (outcome: Read) => {
+      if (settled) return;
       settled = true;
+      clearTimeout(deadline);
+      if (!Buffer.isBuffer(outcome)) {
+        req.unpipe();
+        source.pause();
+      }
       resolve(outcome);
     };
-    stream.on('data', (chunk: Buffer) => {
+    if (source !== req) {
+      req.on('data', (chunk: Buffer) => {
+        arrived += chunk.length;
+        if (arrived > BODY_LIMIT_BYTES) settle('too-large');
+      });
+    }
+    source.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) {
-        onTooLarge();
-        settle('too-large');
-        return;
-      }
-      chunks.push(chunk);
+      if (size > BODY_LIMIT_BYTES) settle('too-large');
+      else if (source !== req && size > MAX_DECOMPRESSION_RATIO * arrived) settle('too-dense');
+      else chunks.push(chunk);
     });
-    stream.once('end', () => {
+    source.once('end', () => {
       settle(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
-    stream.once('error', () => {
+    source.once('error', () => {
       settle('broken');
     });
     // A client that goes away mid-body ends the stream without 'end'; after 'end' this is a no-op.
-    stream.once('close', () => {
-      if (!settled) settle('broken');
+    source.once('close', () => {
+      settle('broken');
     });
+    if (!req.complete) deadline = setTimeout(() => { settle('too-slow'); }, timeoutMs);
   });
 
 /**
  * A request body, decoded from plain, gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES,
- * compressed or not, chunked or not, it is refused as it arrives. Every client mistake is a
- * TRPCError with a 4xx: an encoding the service does not take 415, a corrupt or truncated body 400.
+ * compressed or not, chunked or not, it is refused as it arrives, and so is a body that does not
+ * arrive within `timeoutMs`. Every client mistake is a TRPCError with a 4xx: an encoding the
+ * service does not take 415, a corrupt or truncated body 400, one too slow 408.
  */
-export const readBody = async (req: IncomingMessage): Promise<Buffer> => {
+export const readBody = async (req: IncomingMessage, timeoutMs: number): Promise<Buffer> => {
   if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   let source: Readable = req;
@@ -67,11 +93,14 @@ export const readBody = async (req: IncomingMessage): Promise<Buffer> => {
     req.pipe(decoder);
     source = decoder;
   }
-  const read = await collect(source, () => {
-    req.unpipe();
-    source.pause();
-  });
+  const read = await collect(req, source, timeoutMs);
   if (read === 'too-large') throw tooLarge();
+  if (read === 'too-dense') {
+    throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The body grows to more than ${MAX_DECOMPRESSION_RATIO} times its compressed size.` });
+  }
+  if (read === 'too-slow') {
+    throw new TRPCError({ code: 'TIMEOUT', message: `The body did not arrive within ${timeoutMs / 1000} s.` });
+  }
   if (read === 'broken') {
     throw new TRPCError({
       code: 'BAD_REQUEST',
@@ -91,7 +120,7 @@ const describeJson = (value: unknown) => (value === null ? 'null' : Array.isArra
  * A REST body: a JSON object sent as `application/json` (UTF-8). An empty body reads as undefined,
  * for the schema to refuse; any other JSON value, malformed JSON or another media type is refused.
  */
-export const readJsonObject = async (req: IncomingMessage): Promise<object | undefined> => {
+export const readJsonObject = async (req: IncomingMessage, timeoutMs: number): Promise<object | undefined> => {
   const contentType = req.headers['content-type'];
   if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as application/json.' });
@@ -100,7 +129,7 @@ export const readJsonObject = async (req: IncomingMessage): Promise<object | und
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The body must be JSON encoded as UTF-8.' });
   }
-  const text = (await readBody(req)).toString('utf8');
+  const text = (await readBody(req, timeoutMs)).toString('utf8');
   if (text.length === 0) return undefined;
   let value: unknown;
   try {

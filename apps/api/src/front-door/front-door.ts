@@ -8,7 +8,14 @@ import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js'
 import { createAccessLog, sendReply } from './send-reply.js';
 
 /** The state a server's exchanges share (exchange.ts): made once per server, shared by its front doors. */
-export const createDoor = (logger: Logger): Door => ({ logger, accessLog: createAccessLog(logger), ids: requestIds(), stopping: false });
+export const createDoor = (logger: Logger, sendTimeoutMs: number): Door => ({
+  logger,
+  accessLog: createAccessLog(logger),
+  ids: requestIds(),
+  sendTimeoutMs,
+  stopping: false,
+  pastTheLimit: new WeakSet(),
+});
 
 export interface FrontDoorOptions {
   door: Door;
@@ -54,6 +61,9 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
     const format: ErrorFormat | undefined = under(url, restPrefix) ? 'rest' : under(url, trpcPrefix) ? 'trpc' : undefined;
+    // A connection taken past the server's limit gets this one answer, and closes.
+    const pastTheLimit = door.pastTheLimit.has(req.socket);
+    if (pastTheLimit) res.shouldKeepAlive = false;
     if (!format) {
       if (!pages) return false;
       serve(new Exchange(req, res, door), pages);
@@ -66,8 +76,9 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
       sendReply(exchange, { status: 204, empty: true, headers: [] });
       return true;
     }
-    if (overload?.overloaded) {
-      const unavailable = new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service is overloaded; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
+    if (overload?.overloaded || pastTheLimit) {
+      const why = pastTheLimit ? 'has as many connections open as it serves' : 'is overloaded';
+      const unavailable = new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
       sendReply(exchange, { error: unavailable, headers: ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS] });
       return true;
     }

@@ -6,6 +6,7 @@ import { type Logger, pino } from 'pino';
 import type { AccessLog, Exchange, FlatHeaders } from '../exchange/exchange.js';
 import type { CallOutcome, Reply, StreamReply } from '../exchange/reply.js';
 import { type Piece, jsonLines } from './json-lines.js';
+import { watchSending } from './send-timeout.js';
 
 /** pino's levels, as the line's `level` field carries them. */
 const INFO = 30;
@@ -16,6 +17,14 @@ interface PinoInternals {
   [pino.symbols.chindingsSym]: string;
   [pino.symbols.streamSym]: { write(line: string): void };
 }
+
+/**
+ * The most of a URL an access line quotes: a request line may take 16 KiB, and a log that copied
+ * it whole would let any client write that much into it with every request.
+ */
+export const MAX_LOGGED_URL_LENGTH = 2_048;
+
+const loggedUrl = (url: string) => (url.length > MAX_LOGGED_URL_LENGTH ? `${url.slice(0, MAX_LOGGED_URL_LENGTH)}…` : url);
 
 /**
  * The one line each request leaves once its reply is written, in pino's own format, through the
@@ -36,7 +45,7 @@ export const createAccessLog = (logger: Logger): AccessLog => {
     // Trace and span ids are lowercase hex, as W3C Trace Context has them: nothing to escape.
     const traceFields = trace ? `,"trace_id":"${trace.trace_id}","span_id":"${trace.span_id}"` : '';
     stream.write(
-      `{"level":${failed ? ERROR : INFO},"time":${Date.now()}${bindings},"reqId":"${reqId}"${traceFields},"req":{"method":"${method ?? ''}","url":${JSON.stringify(url ?? '')}},"res":{"statusCode":${status}},"responseTime":${responseTime},"msg":"${failed ? 'request failed' : 'request completed'}"}\n`,
+      `{"level":${failed ? ERROR : INFO},"time":${Date.now()}${bindings},"reqId":"${reqId}"${traceFields},"req":{"method":"${method ?? ''}","url":${JSON.stringify(loggedUrl(url ?? ''))}},"res":{"statusCode":${status}},"responseTime":${responseTime},"msg":"${failed ? 'request failed' : 'request completed'}"}\n`,
     );
   };
 };
@@ -119,12 +128,16 @@ export const LINGER_MAX_BYTES = 8 * 1024 * 1024;
 export const LINGER_MAX_MS = 5_000;
 
 /** Ends the response: at once, or, with a body still arriving, once it has arrived (bounded). */
-const end = ({ req, res }: Exchange, last?: string | Buffer) => {
+const end = ({ req, res, door }: Exchange, last?: string | Buffer) => {
   if (!bodyLeft(req)) {
     res.end(last);
+    // What the system did not take at once waits in the process, and so does any answer queued
+    // behind it on this connection: the client must come for it.
+    if (req.socket.writableLength > 0) watchSending(req.socket, door.sendTimeoutMs);
     return;
   }
   if (last !== undefined) res.write(last);
+  if (req.socket.writableLength > 0) watchSending(req.socket, door.sendTimeoutMs);
   let dropped = 0;
   const cutOff = () => {
     clearTimeout(cut);
@@ -195,7 +208,10 @@ const sendStream = async (exchange: Exchange, { stream, headers: own }: StreamRe
   });
   try {
     while (!piece.done && !piece.value.last) {
-      if (!res.write(piece.value.text)) await drained(res);
+      if (!res.write(piece.value.text)) {
+        watchSending(exchange.req.socket, exchange.door.sendTimeoutMs);
+        await drained(res);
+      }
       const next = await Promise.race([pieces.next(), gone]);
       if (next === 'gone') return;
       piece = next;

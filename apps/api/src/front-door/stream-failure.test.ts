@@ -22,7 +22,7 @@ afterEach(() => {
 
 const serve = async (stream: () => Promise<CallOutcome>[], logged: Record<string, unknown>[]) => {
   const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
-  const door = createDoor(logger);
+  const door = createDoor(logger, 30_000);
   const server = createServer((req, res) => {
     const exchange = new Exchange(req, res, door);
     exchange.errorFormat = 'trpc';

@@ -56,6 +56,18 @@ export const DEFAULT_BOUNDS = {
   databaseStatementTimeoutMs: DEFAULT_DATABASE_TIMEOUTS.statementMs,
 } as const;
 
+/**
+ * How long each phase of a request may take and how many connections are served, unless the
+ * environment says otherwise (docs/operating.md, Bounds): a client that sends or reads slowly, or
+ * opens many connections, holds a bounded share of the service for a bounded time.
+ */
+export const DEFAULT_REQUEST_BOUNDS = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+  sendTimeoutMs: 30_000,
+  maxConnections: 1_024,
+} as const;
+
 const Milliseconds = z
   .string()
   .regex(/^[1-9][0-9]{0,6}$/, 'must be a whole number of milliseconds, 1 or more')
@@ -212,6 +224,34 @@ export const SETTINGS = {
     readBy: 'service',
     description: 'how long (ms) requests accepted before a stop may take to finish; past it, those still running are cut',
   },
+  headersTimeoutMs: {
+    variable: 'HEADERS_TIMEOUT_MS',
+    schema: Milliseconds.default(DEFAULT_REQUEST_BOUNDS.headersTimeoutMs),
+    readBy: 'service',
+    description:
+      "the longest a client may take to send a request's headers, from its first byte, or from when it connected for a connection that sends nothing; then the connection is closed (nginx's `client_header_timeout`)",
+  },
+  bodyTimeoutMs: {
+    variable: 'BODY_TIMEOUT_MS',
+    schema: Milliseconds.default(DEFAULT_REQUEST_BOUNDS.bodyTimeoutMs),
+    readBy: 'service',
+    description:
+      "the longest a request's body may take to arrive in whole once the service reads it; then 408 and the connection is closed (nginx's `client_body_timeout`). A body of at most 64 KiB needs a fraction of it on any working link",
+  },
+  sendTimeoutMs: {
+    variable: 'SEND_TIMEOUT_MS',
+    schema: Milliseconds.default(DEFAULT_REQUEST_BOUNDS.sendTimeoutMs),
+    readBy: 'service',
+    description:
+      "the longest a client may go without taking any of an answer the service holds for it; then the connection is closed, so a client that does not read holds no memory (nginx's `send_timeout`)",
+  },
+  maxConnections: {
+    variable: 'MAX_CONNECTIONS',
+    schema: Count('at least 1').pipe(z.int().min(1, 'must be at least 1')).default(DEFAULT_REQUEST_BOUNDS.maxConnections),
+    readBy: 'service',
+    description:
+      'open connections the API serves; a connection past it gets one answer with `Connection: close`: `/healthz` and `/readyz` as usual, anything else 503 with `Retry-After`. Each connection may hold an answer, so this bounds the memory slow clients can hold (see [Bounds](#bounds))',
+  },
   trustProxy: {
     variable: 'TRUST_PROXY',
     schema: CommaList.refine(compilesAsProxyList, 'must list addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated').default([]),
@@ -232,6 +272,13 @@ export const SETTINGS = {
     readBy: 'service',
     description:
       "`true`: `/trpc` also takes queries as POST, for links set up with `methodOverride: 'POST'` (tRPC's `allowMethodOverride`)",
+  },
+  firstApiKey: {
+    variable: 'FIRST_API_KEY',
+    schema: z.enum(['print', 'hint'], { error: 'must be print or hint' }).default('print'),
+    readBy: 'service',
+    description:
+      "what a start on a store that never had a key does: `print` creates one and prints it once, so `npx pnpm start` and `curl` work with nothing else; `hint` creates none and logs how to make one, for a deployment whose output is kept where others read it (the image sets it: a key in a container's log is a key for whoever reads the log)",
   },
   apiKeyCacheMs: {
     variable: 'API_KEY_CACHE_MS',

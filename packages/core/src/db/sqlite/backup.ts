@@ -15,6 +15,9 @@ import { pets } from './schema.js';
  */
 export const BACKUP_PAGES_PER_STEP = 1024;
 
+/** Readable and writable by its owner only. */
+const PRIVATE_FILE_MODE = 0o600;
+
 /** Beside a database, SQLite replays these into it when it opens: a stale one would corrupt a new copy. */
 const REPLAYED_SIDE_FILES = ['-wal', '-journal'];
 
@@ -111,6 +114,9 @@ export const backupSqliteFile = async (source: string, target: string, options: 
     live.exec('begin');
     // A deferred transaction takes its snapshot at its first read.
     countAnimals(live);
+    // The copy holds key hashes and the audit trail: it is its owner's alone from its first byte,
+    // whatever the umask, and so is every file SQLite makes beside it (it takes the store's mode).
+    closeSync(openSync(partial, 'wx', PRIVATE_FILE_MODE));
     const { totalPages } = await live.backup(partial, {
       progress: () => {
         stopIfAsked();
