@@ -16,6 +16,8 @@ const ENGINE_INDEPENDENT = [
   'test/deployment-files.test.ts',
   'test/layers.test.ts',
   'test/early-refusal.test.ts',
+  'test/hostile-clients.test.ts',
+  'test/bounds-documented.test.ts',
   // Its reference is tRPC's adapter on a SQLite file of its own, whatever the project's engine.
   'test/trpc-wire.test.ts',
 ];

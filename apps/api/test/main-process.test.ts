@@ -58,6 +58,17 @@ describe('the service process', () => {
     expect((await second.stop()).code).toBe(0);
   });
 
+  it('with FIRST_API_KEY=hint, as the image runs, makes no key and logs how to make one', async () => {
+    const hinted = await startMain({ FIRST_API_KEY: 'hint' });
+    expect(hinted.key).toBeUndefined();
+    expect(hinted.printed).toMatch(/"level":40,.*"msg":"No API key exists yet: make one with npx pnpm keys create <name>/);
+    expect((await hinted.stop()).code).toBe(0);
+    // Nothing was made in its place: the next start on the default still finds no key, and prints one.
+    const printing = await startMain();
+    expect(printing.key).toMatch(/^pst_/);
+    await printing.stop();
+  });
+
   it('logs the port it chose when PORT is 0, and the store it opened', async () => {
     const started = await startMain();
     expect(started.printed).toMatch(/"url":"http:\/\/127\.0\.0\.1:\d+"/);

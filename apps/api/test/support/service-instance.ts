@@ -2,6 +2,8 @@ import { spawnEntry, waitForOutput } from './processes.js';
 
 export interface ServiceInstance {
   url: string;
+  /** Its process id, for reading its CPU time and memory from /proc. */
+  pid: number;
   /** The key the service printed when it created the database's first one. */
   printedKey: string | undefined;
   /** Everything it printed on stdout so far (its JSON log lines). */
@@ -22,6 +24,7 @@ export const startInstance = async (env: Record<string, string>): Promise<Servic
   const printed = await waitForOutput(child, /"msg":"Petstore is listening"/);
   return {
     url: `http://127.0.0.1:${/"port":(\d+)/.exec(printed)?.[1] ?? ''}`,
+    pid: child.pid ?? 0,
     printedKey: /^ {2}(pst_\S+)$/m.exec(printed)?.[1],
     output: () => stdout,
     stop: async () => {

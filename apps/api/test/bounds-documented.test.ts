@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MAX_BATCH_SIZE, MAX_HELD_KEYS } from '@petstore/core';
+import { describe, expect, it } from 'vitest';
+import { MAX_QUOTA_SUBJECTS } from '../src/admission/quota.js';
+import { BODY_LIMIT_BYTES, MAX_DECOMPRESSION_RATIO } from '../src/exchange/read-body.js';
+import { CONNECTIONS_PAST_THE_LIMIT } from '../src/front-door/connections.js';
+import { LINGER_MAX_BYTES, LINGER_MAX_MS, MAX_LOGGED_URL_LENGTH } from '../src/front-door/send-reply.js';
+import { SETTINGS } from '../src/settings/config.js';
+import { REPO_ROOT } from './support/processes.js';
+
+/** The default a setting runs on when its variable is unset. */
+const defaultOf = (key: keyof typeof SETTINGS) => SETTINGS[key].schema.parse(undefined) as number;
+
+/** Every bound of docs/operating.md's Bounds table, as the code has it, in the table's order. */
+const BOUNDS: [string, (string | number)[]][] = [
+  ['`MAX_BATCH_SIZE`', [MAX_BATCH_SIZE]],
+  ['`RATE_LIMIT_PER_MINUTE`', [defaultOf('rateLimitPerMinute')]],
+  ['`AUTH_FAILURES_PER_MINUTE`', [defaultOf('authFailuresPerMinute')]],
+  ['`MAX_QUOTA_SUBJECTS`', [MAX_QUOTA_SUBJECTS]],
+  ['`MAX_HELD_KEYS`', [MAX_HELD_KEYS]],
+  ['`BODY_LIMIT_BYTES`', [BODY_LIMIT_BYTES]],
+  ['`MAX_DECOMPRESSION_RATIO`', [MAX_DECOMPRESSION_RATIO]],
+  ['`HEADERS_TIMEOUT_MS`', [defaultOf('headersTimeoutMs')]],
+  ['`BODY_TIMEOUT_MS`', [defaultOf('bodyTimeoutMs')]],
+  ['`SEND_TIMEOUT_MS`', [defaultOf('sendTimeoutMs')]],
+  ['`LINGER_MAX_MS`, `LINGER_MAX_BYTES`', [LINGER_MAX_MS, LINGER_MAX_BYTES]],
+  ['`MAX_CONNECTIONS`', [defaultOf('maxConnections')]],
+  ['`CONNECTIONS_PAST_THE_LIMIT`', [CONNECTIONS_PAST_THE_LIMIT]],
+  ['`MAX_LOGGED_URL_LENGTH`', [MAX_LOGGED_URL_LENGTH]],
+];
+
+const operating = readFileSync(join(REPO_ROOT, 'docs', 'operating.md'), 'utf8');
+const section = operating.slice(operating.indexOf('## Bounds'), operating.indexOf('\n## ', operating.indexOf('## Bounds') + 1));
+/** The table's rows: bound, default. */
+const rows = [...section.matchAll(/^\| (`[^|]+) \| ([^|]+) \|/gm)].map(([, bound, value]) => [bound?.trim(), value?.trim()]);
+
+describe("docs/operating.md's Bounds", () => {
+  it('lists every bound with the default the service runs on', () => {
+    expect(rows.map(([bound]) => bound)).toEqual(BOUNDS.map(([bound]) => bound));
+    for (const [bound, values] of BOUNDS) {
+      const shown = rows.find(([name]) => name === bound)?.[1] ?? '';
+      expect([...shown.matchAll(/`(\d+)`/g)].map(([, value]) => Number(value)), bound).toEqual(values);
+    }
+  });
+
+});
