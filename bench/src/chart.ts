@@ -2,7 +2,7 @@
 export const barChart = (rows: { scenario: string; target: string; 'calls/s': number }[]): string => {
   const scenarios = [...new Set(rows.map((row) => row.scenario))];
   const targets = [...new Set(rows.map((row) => row.target))];
-  const colours = ['#2563eb', '#16a34a', '#65a30d', '#dc2626', '#d97706', '#6b7280', '#9333ea', '#0891b2', '#db2777'];
+  const colours = ['#2563eb', '#16a34a', '#65a30d', '#dc2626', '#d97706', '#6b7280', '#9333ea', '#0891b2', '#db2777', '#854d0e', '#0f766e'];
   const max = Math.max(...rows.map((row) => row['calls/s']), 1);
   const bar = 18;
   const gap = 14;

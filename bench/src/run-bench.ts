@@ -15,6 +15,7 @@ import {
   BASELINE_POSTGRES,
   BEFORE,
   EXPRESS_PEER,
+  FASTIFY_FEATURES_PEER,
   FASTIFY_PEER,
   HONO_PEER,
   ON_POSTGRES,
@@ -34,6 +35,7 @@ import {
   streamVerdicts,
   verdicts,
 } from './verdicts.js';
+import { UNREACHED_QUOTA_PER_MINUTE } from './targets/unreached-quota.js';
 
 const SEEDED = 10_000;
 const WARM_UP_SECONDS = 2;
@@ -67,7 +69,7 @@ export interface Row {
 }
 
 // A quota the load never reaches: the service pays for counting without refusing anything.
-const UNREACHED_QUOTA: ServiceSettings = { rateLimitPerMinute: '999999999' };
+const UNREACHED_QUOTA: ServiceSettings = { rateLimitPerMinute: String(UNREACHED_QUOTA_PER_MINUTE) };
 
 const ratioColumns = (samples: Samples, scenario: string, target: string) => {
   const { fastestPeer: peer, baseline } = ratiosToReferences(samples, scenario, target);
@@ -91,6 +93,7 @@ try {
   const before = BEFORE_CHECKOUT ? await started('service', {}, 'service-before', join(BEFORE_CHECKOUT, 'apps', 'api')) : undefined;
   const withMetrics = await started('service', { metricsPort: '0' }, 'service-with-metrics');
   const fastify = await started('fastify-peer');
+  const fastifyWithFeatures = await started('fastify-features-peer');
   const express = await started('express-peer');
   const hono = await started('hono-peer');
   const orpc = await started('orpc-peer');
@@ -127,6 +130,7 @@ try {
     ...(before ? serviceTargets([REST, TRPC, BATCHED, STREAMED], BEFORE, before, apiKey) : []),
     { name: REST_WITH_METRICS, process: withMetrics, apiKey, request: rest, callsPerRequest: 1 },
     { name: FASTIFY_PEER, process: fastify, apiKey, request: rest, callsPerRequest: 1 },
+    { name: FASTIFY_FEATURES_PEER, process: fastifyWithFeatures, apiKey, request: rest, callsPerRequest: 1 },
     { name: EXPRESS_PEER, process: express, apiKey, request: rest, callsPerRequest: 1 },
     { name: HONO_PEER, process: hono, apiKey, request: rest, callsPerRequest: 1 },
     { name: ORPC_PEER, process: orpc, apiKey, request: rest, callsPerRequest: 1 },
@@ -216,6 +220,7 @@ try {
     ...(before && { 'apps/api, before': Math.round(before.peakRssMiB()) }),
     ...(onPostgres && { 'apps/api, PostgreSQL': Math.round(onPostgres.peakRssMiB()) }),
     [FASTIFY_PEER]: Math.round(fastify.peakRssMiB()),
+    [FASTIFY_FEATURES_PEER]: Math.round(fastifyWithFeatures.peakRssMiB()),
     [EXPRESS_PEER]: Math.round(express.peakRssMiB()),
     [HONO_PEER]: Math.round(hono.peakRssMiB()),
     [ORPC_PEER]: Math.round(orpc.peakRssMiB()),
@@ -227,6 +232,7 @@ try {
     ...(before ? [before] : []),
     withMetrics,
     fastify,
+    fastifyWithFeatures,
     express,
     hono,
     orpc,

@@ -12,7 +12,16 @@ export const METRICS_MAX_CPU_FACTOR = 1.05;
  * samples metrics' budget is judged on.
  */
 export const TOGETHER = ', loaded together';
+/** Fastify with nothing on (logger off, no plugins): the framework's own cost. */
 export const FASTIFY_PEER = 'Fastify + zod peer';
+/**
+ * Fastify with the features the service keeps on, from Fastify's ecosystem (its logger writing an
+ * access line, helmet, rate-limit, etag, the request id, no-store): what a team choosing Fastify
+ * would deploy. Not one of PEERS: the fastest peer stays the fastest framework with nothing on.
+ */
+export const FASTIFY_FEATURES_PEER = 'Fastify + zod peer with features on';
+/** REST against the Fastify peer with the features on: at least this share of its throughput, on every scenario. */
+export const REST_MIN_FEATURES_PEER_THROUGHPUT = 1.2;
 export const EXPRESS_PEER = 'Express + zod peer';
 export const HONO_PEER = 'Hono + zod-openapi peer';
 export const ORPC_PEER = 'oRPC + OpenAPIHandler peer';

@@ -115,6 +115,7 @@ const launchers = {
     };
   },
   'fastify-peer': sameDeployment('fastify-peer'),
+  'fastify-features-peer': sameDeployment('fastify-features-peer'),
   'express-peer': sameDeployment('express-peer'),
   'hono-peer': sameDeployment('hono-peer'),
   'orpc-peer': sameDeployment('orpc-peer'),

@@ -6,6 +6,7 @@ import {
   BEFORE,
   BEFORE_MAX_CPU_FACTOR,
   BEFORE_MAX_CPU_FACTOR_GET_BY_ID,
+  FASTIFY_FEATURES_PEER,
   FASTIFY_PEER,
   MATCHED_PEERS,
   METRICS_MAX_CPU_FACTOR,
@@ -15,6 +16,7 @@ import {
   POSTGRES_MIN_THROUGHPUT,
   REST,
   REST_MIN_BASELINE_THROUGHPUT,
+  REST_MIN_FEATURES_PEER_THROUGHPUT,
   REST_MIN_PEER_THROUGHPUT,
   REST_WITH_METRICS,
   STREAM_MAX_CPU_FACTOR,
@@ -71,9 +73,9 @@ const times = (value: number) => `${value.toFixed(2)}×`;
 /**
  * The targets of the performance issue, on SQLite (the PostgreSQL rows are for reading): REST
  * against each of the peers it must match, per scenario, and against the Fastify peer on the
- * geometric mean of the scenarios; tRPC against REST per call; metrics' CPU; the service's
- * memory. Every line comparing throughput also gives the target's ratio to the fastest peer and
- * to the bare baseline.
+ * geometric mean of the scenarios; REST against the Fastify peer with the features on, per
+ * scenario; tRPC against REST per call; metrics' CPU; the service's memory. Every line comparing
+ * throughput also gives the target's ratio to the fastest peer and to the bare baseline.
  */
 export const verdicts = (samples: Samples, serviceRssMiB: number): Verdict[] => {
   const scenarios = Object.keys(samples);
@@ -96,6 +98,7 @@ export const verdicts = (samples: Samples, serviceRssMiB: number): Verdict[] => 
   return [
     // One verdict per peer and scenario: a peer REST trails stays visible when another is faster.
     ...MATCHED_PEERS.flatMap((peer) => scenarios.map((scenario) => compare(scenario, REST, peer, REST_MIN_PEER_THROUGHPUT))),
+    ...scenarios.map((scenario) => compare(scenario, REST, FASTIFY_FEATURES_PEER, REST_MIN_FEATURES_PEER_THROUGHPUT)),
     ...scenarios.map((scenario) => compare(scenario, REST, BASELINE, REST_MIN_BASELINE_THROUGHPUT)),
     {
       target: `${REST} ≥ 0.9× ${FASTIFY_PEER}, geometric mean of the ${scenarios.length} scenarios`,

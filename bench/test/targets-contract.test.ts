@@ -27,6 +27,7 @@ const SEEDED_IDS = Array.from({ length: SEEDED }, (_, index) => index + 1);
 const TARGETS: { kind: TargetKind; on: 'SQLite' | 'PostgreSQL' }[] = [
   { kind: 'service', on: 'SQLite' },
   { kind: 'fastify-peer', on: 'SQLite' },
+  { kind: 'fastify-features-peer', on: 'SQLite' },
   { kind: 'express-peer', on: 'SQLite' },
   { kind: 'hono-peer', on: 'SQLite' },
   { kind: 'orpc-peer', on: 'SQLite' },

@@ -1,77 +1,18 @@
-// What a user would write with Fastify instead: the same operations as Fastify 5 routes, the way
-// its docs and fastify-type-provider-zod's recommend (zod schemas for the query, params, body and
-// responses, compiled by the type provider; the key check in an onRequest hook), with the same key
-// check (the one key held in memory) and storage queries as the other peers, the logger off, and
-// no tRPC or OpenAPI layer.
-import { type AddressInfo } from 'node:net';
-import {
-  ErrorBody,
-  GetPetParams,
-  ListPetsQuery,
-  NewPet,
-  Pet,
-  Pets,
-  openSqliteDatabase,
-} from '@petstore/core';
-import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
-import {
-  type FastifyPluginAsyncZod,
-  type ZodTypeProvider,
-  hasZodFastifySchemaValidationErrors,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
-import { CHALLENGE, holdsKey } from './held-key.js';
-import { peerErrorBody, GET_PET_DEPRECATION_HEADERS } from './peer-replies.js';
-import { peerPage } from './peer-page.js';
-import { announceReady, databaseFile } from './ready.js';
+// What a user would write with Fastify instead, with nothing else on: the routes of fastify-pets.ts,
+// the logger off, no plugins, and no tRPC or OpenAPI layer. Against it, the service's figures read
+// what the framework's own cost is, with nothing on.
+import { openSqliteDatabase } from '@petstore/core';
+import { listenAndAnnounce, petReads, petWrites, requireKey, zodFastify } from './fastify-pets.js';
+import { databaseFile } from './ready.js';
 
 const db = openSqliteDatabase(databaseFile());
-
-const fail = (reply: FastifyReply, status: number, message: string) => {
-  const body = peerErrorBody(status, message);
-  return reply.code(body.status).send(body);
-};
-
-const pets: FastifyPluginAsyncZod = async (app) => {
-  app.addHook('onRequest', async (request, reply) => {
-    if (holdsKey(request.headers.authorization)) return;
-    reply.headers(CHALLENGE);
-    return fail(reply, 401, 'Invalid API key.');
-  });
-
-  app.get('/pets', { schema: { querystring: ListPetsQuery, response: { 200: Pets, '4xx': ErrorBody } } }, async (request, reply) => {
-    const { limit, status, cursor } = request.query;
-    const rows = await db.pets.page({ afterId: cursor ?? 0, status, take: limit + 1 });
-    const { items, link } = peerPage(rows, request.query);
-    if (link) reply.header('Link', link);
-    return items;
-  });
-
-  app.post('/pets', { schema: { body: NewPet, response: { 201: Pet, '4xx': ErrorBody } } }, async (request, reply) => {
-    const pet = await db.pets.insert(request.body);
-    return reply.code(201).header('Location', `/v1/pets/${pet.id}`).send(pet);
-  });
-
-  app.get('/pets/:petId', { schema: { params: GetPetParams, response: { 200: Pet, '4xx': ErrorBody } } }, async (request, reply) => {
-    const pet = await db.pets.findById(request.params.petId);
-    if (!pet) return fail(reply, 404, `No animal has id ${request.params.petId}.`);
-    reply.headers(GET_PET_DEPRECATION_HEADERS);
-    return pet;
-  });
-};
-
-const app = Fastify({ logger: false, bodyLimit: 64 * 1024 }).withTypeProvider<ZodTypeProvider>();
-app.setValidatorCompiler(validatorCompiler);
-app.setSerializerCompiler(serializerCompiler);
-// Bodies are JSON only: any other content type gets Fastify's own 415.
-app.removeContentTypeParser('text/plain');
-app.setErrorHandler<FastifyError>((error, _request, reply) => {
-  if (hasZodFastifySchemaValidationErrors(error)) return fail(reply, 400, error.message);
-  // Fastify's own refusals (malformed JSON, body too large, wrong content type) carry their status.
-  return fail(reply, error.statusCode ?? 500, error.message);
-});
-app.setNotFoundHandler((_request, reply) => fail(reply, 404, 'No such path.'));
-await app.register(pets, { prefix: '/v1' });
-await app.listen({ port: 0, host: '127.0.0.1' });
-announceReady((app.server.address() as AddressInfo).port);
+const app = zodFastify({ logger: false });
+await app.register(
+  async (v1) => {
+    v1.addHook('onRequest', requireKey);
+    await v1.register(petReads(db));
+    await v1.register(petWrites(db));
+  },
+  { prefix: '/v1' },
+);
+await listenAndAnnounce(app);

@@ -8,7 +8,9 @@
 //             (SHA-1 of the body), Content-Length, and the access line, by the service's own
 //             logger and line writer (from its build)
 //   service   the service itself, from its build, as the bench runs it (log at info, rate limiter on)
-//   fastify   the bench's Fastify peer, from its build, as the bench runs it
+//   fastify   the bench's Fastify peer with nothing on, from its build, as the bench runs it
+//   fastify-features  the bench's Fastify peer with the features on (its logger's access line,
+//             helmet, rate-limit, etag, the request id, no-store), from its build, as the bench runs it
 // All read a SQLite file of 10,000 animals and one key, made here by the bench's own seeding. Run from the repository, after the build
 // (`npx pnpm build`), from `bench/` so that its packages resolve:
 //   cd bench && node ../docs/decisions/measure/cpu-side-by-side.mjs ../docs/decisions/measure/features-floor-server.mjs bare features
@@ -102,7 +104,13 @@ const target = (name) => async () => {
   return announced;
 };
 
-const variants = { bare: () => listening(bare), features: () => listening(features()), service, fastify: target('fastify-peer') };
+const variants = {
+  bare: () => listening(bare),
+  features: () => listening(features()),
+  service,
+  fastify: target('fastify-peer'),
+  'fastify-features': target('fastify-features-peer'),
+};
 const start = variants[variant];
 if (!start) throw new Error(`no variant ${variant}; one of ${Object.keys(variants).join(', ')}`);
 const port = await start();
