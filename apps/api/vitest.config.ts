@@ -6,6 +6,7 @@ import shared from '../../vitest.shared.js';
 const ENGINE_INDEPENDENT = [
   'src/openapi/**',
   'src/front-door/**',
+  'src/trpc/**',
   'src/admission/**',
   'src/settings/**',
   'src/testing/contract.test.ts',

@@ -3,6 +3,7 @@ import type { Door } from './exchange/exchange.js';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createAdmission } from './admission/admit.js';
+import { createAuthentication } from './admission/authenticate.js';
 import { clientAddressResolver } from './admission/client-address.js';
 import type { Config } from './settings/config.js';
 import { createCors } from './front-door/cors.js';
@@ -35,21 +36,17 @@ export interface Petstore {
 
 /** Both transports over the same stores, behind one front door: one admission step, one writer. */
 export const createPetstore = (stores: Stores, config: Config, logger: Logger, tracing?: Tracing): Petstore => {
-  const admit = createAdmission({
-    db: stores.db,
-    apiKeys: stores.apiKeys,
-    keyQuota: stores.keyQuota,
-    failedAuthQuota: stores.failedAuthQuota,
-    clientAddress: clientAddressResolver(config.trustProxy),
-  });
+  const clientAddress = clientAddressResolver(config.trustProxy);
+  const authenticate = createAuthentication({ apiKeys: stores.apiKeys, failedAuthQuota: stores.failedAuthQuota, clientAddress });
+  const admit = createAdmission({ db: stores.db, keyQuota: stores.keyQuota, failedAuthQuota: stores.failedAuthQuota, clientAddress });
   const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
   const door = createDoor(logger, config.sendTimeoutMs);
   const api = {
     door,
-    rest: observed.transport(createRestTransport({ admit, bodyTimeoutMs: config.bodyTimeoutMs, openApiJson: lazyDocument(config), call })),
-    trpc: observed.transport(createTrpcTransport({ admit, bodyTimeoutMs: config.bodyTimeoutMs, allowMethodOverride: config.trpcAllowMethodOverride, call })),
+    rest: observed.transport(createRestTransport({ authenticate, admit, bodyTimeoutMs: config.bodyTimeoutMs, openApiJson: lazyDocument(config), call })),
+    trpc: observed.transport(createTrpcTransport({ authenticate, admit, bodyTimeoutMs: config.bodyTimeoutMs, allowMethodOverride: config.trpcAllowMethodOverride, call })),
     cors: createCors(config.corsOrigins),
     overload,
   };

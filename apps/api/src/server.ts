@@ -6,10 +6,13 @@ import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { KEYS_COMMAND } from './cli/keys-command.js';
 import type { Config } from './settings/config.js';
-import { type Door, Exchange } from './exchange/exchange.js';
+import { errorReply } from './exchange/error-reply.js';
+import type { Door } from './exchange/exchange.js';
 import { trackConnections } from './front-door/connections.js';
-import { LINGER_MAX_MS, sendReply } from './front-door/send-reply.js';
-import { startMetricsServer } from './observability/metrics-server.js';
+import { openExchange } from './front-door/front-door.js';
+import { LINGER_MAX_MS } from './front-door/lingering-close.js';
+import { writeReply } from './front-door/write-reply.js';
+import { createMetricsServer } from './observability/metrics-server.js';
 import { type Petstore, openPetstore } from './petstore.js';
 
 export interface RunningServer {
@@ -59,6 +62,15 @@ const listen = (server: Server, port: number, host: string) =>
       server.off('error', reject);
       resolve();
     });
+  });
+
+/** Stops a server that has no requests worth finishing (the metrics listener): its connections are cut. */
+const closeAtOnce = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+    server.closeAllConnections();
   });
 
 /**
@@ -141,7 +153,8 @@ const answerMalformedRequest = (door: Door) => {
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
         : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
-    sendReply(new Exchange(req, res, door), { error: refusal });
+    const exchange = openExchange(req, res, door);
+    writeReply(exchange, errorReply(exchange, refusal));
   };
 };
 
@@ -160,7 +173,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       connectionsCheckingInterval: CONNECTIONS_CHECKED_EVERY_MS,
       headersTimeout: config.headersTimeoutMs,
       // Node's own bound on a whole request, behind the body's (exchange/read-body.ts) and the
-      // lingering close's (front-door/send-reply.ts), which answer first.
+      // lingering close's (front-door/lingering-close.ts), which answer first.
       requestTimeout: config.headersTimeoutMs + config.bodyTimeoutMs + LINGER_MAX_MS,
     },
     await listenerFor(petstore, options),
@@ -176,10 +189,11 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  let metricsServer: Server | undefined;
   if (petstore.metrics && config.metricsPort !== undefined) {
     try {
-      metricsServer = await startMetricsServer(petstore.metrics.registry, config.metricsPort, config.host);
+      metricsServer = createMetricsServer(petstore.metrics.registry);
+      await listen(metricsServer, config.metricsPort, config.host);
     } catch (error) {
       await drain(server, config.shutdownGraceMs, logger);
       connections.stop();
@@ -190,16 +204,16 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   return {
     url: `http://${host}:${port}`,
     port,
-    metricsUrl: metricsServer && `http://${host}:${metricsServer.port}/metrics`,
+    metricsUrl: metricsServer && `http://${host}:${(metricsServer.address() as AddressInfo).port}/metrics`,
     db: stores.db,
     firstApiKey,
     close: async () => {
-      // From here on `/readyz` fails and every answer closes its connection (send-reply.ts).
+      // From here on `/readyz` fails and every answer closes its connection (front-door/write-reply.ts).
       petstore.door.stopping = true;
       if (config.shutdownDelayMs > 0) await pause(config.shutdownDelayMs);
       await drain(server, config.shutdownGraceMs, logger);
       connections.stop();
-      await metricsServer?.close();
+      if (metricsServer) await closeAtOnce(metricsServer);
       await tracing?.shutdown();
       await stores.close();
     },

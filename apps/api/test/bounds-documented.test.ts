@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_QUOTA_SUBJECTS } from '../src/admission/quota.js';
 import { BODY_LIMIT_BYTES, MAX_DECOMPRESSION_RATIO } from '../src/exchange/read-body.js';
 import { CONNECTIONS_PAST_THE_LIMIT } from '../src/front-door/connections.js';
-import { LINGER_MAX_BYTES, LINGER_MAX_MS, MAX_LOGGED_URL_LENGTH } from '../src/front-door/send-reply.js';
+import { MAX_LOGGED_URL_LENGTH } from '../src/front-door/access-line.js';
+import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../src/front-door/lingering-close.js';
 import { SETTINGS } from '../src/settings/config.js';
 import { REPO_ROOT } from './support/processes.js';
 

@@ -84,17 +84,3 @@ export const toErrorBody = (error: TRPCError): ErrorBody => ({
   message: messageOf(error),
   status: getHTTPStatusCodeFromError(error),
 });
-
-/**
- * The same error in tRPC's envelope (a JSON-RPC code, the message, and `data` carrying the Error
- * body's code and status), for the router's error formatter and the tRPC transport alike.
- */
-export const toTrpcErrorShape = (error: TRPCError) => {
-  const body = toErrorBody(error);
-  return {
-    message: body.message,
-    code: TRPC_ERROR_CODES_BY_KEY[error.code],
-    data: { code: body.code, httpStatus: body.status },
-  };
-};
-export type TrpcErrorShape = ReturnType<typeof toTrpcErrorShape>;

@@ -1,8 +1,11 @@
+export * from './storage/database.js';
+export { STORAGE_RETRY_AFTER_SECONDS, isStorageUnavailable, toTrpcError } from './storage/storage-unavailable.js';
+export { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './storage/timeouts.js';
 export * from './db/index.js';
 export * from './error-body.js';
 export * from './keys/api-keys.js';
-export * from './keys/events.js';
 export * from './keys/scopes.js';
+export { type IdempotencyPruning, startIdempotencyPruning } from './pets/create/idempotency-pruning.js';
 export * from './pets/integer-param.js';
 export * from './pets/list/cursor.js';
 export * from './pets/list/list-query.js';

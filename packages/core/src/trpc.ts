@@ -1,11 +1,12 @@
 import { TRPCError, initTRPC } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
-import type { Database } from './db/database.js';
-import { toTrpcError } from './db/storage-unavailable.js';
+import type { Database } from './storage/database.js';
+import { toTrpcError } from './storage/storage-unavailable.js';
 import type { ApiKeyPrincipal } from './keys/api-keys.js';
 import type { ApiKeyScope } from './keys/scopes.js';
-import { toTrpcErrorShape } from './error-body.js';
+import { toErrorBody } from './error-body.js';
 
 export interface Context {
   db: Database;
@@ -42,6 +43,20 @@ export type ProcedureMeta = OpenApiMeta<{
   paginated?: true;
 }>;
 
+/**
+ * The same error in tRPC's envelope (a JSON-RPC code, the message, and `data` carrying the Error
+ * body's code and status), for the router's error formatter and the tRPC transport alike.
+ */
+export const toTrpcErrorShape = (error: TRPCError) => {
+  const body = toErrorBody(error);
+  return {
+    message: body.message,
+    code: TRPC_ERROR_CODES_BY_KEY[error.code],
+    data: { code: body.code, httpStatus: body.status },
+  };
+};
+export type TrpcErrorShape = ReturnType<typeof toTrpcErrorShape>;
+
 const t = initTRPC
   .context<Context>()
   .meta<ProcedureMeta>()
@@ -67,19 +82,18 @@ export const insufficientScope = (principal: ApiKeyPrincipal, scope: ApiKeyScope
     ? undefined
     : new TRPCError({ code: 'FORBIDDEN', message: `This API key lacks the ${scope ?? 'required'} scope.` });
 
+const unauthorized = () =>
+  new TRPCError({ code: 'UNAUTHORIZED', message: 'A valid API key is required: send "Authorization: Bearer <API_KEY>".' });
+
 /**
  * The one check of who may call a procedure, before its input is looked at: a key (401), and the
- * procedure's scope (403). tRPC's own path runs it as `authedProcedure`'s middleware; the
- * service's transports call it before they read a call's input, so every caller meets the same
- * rule and a refused call never reads its body.
+ * procedure's scope (403). The transports call it before they read a call's body, and
+ * `callOperation` before it runs one; the router's procedures, which serve only tRPC's own adapter
+ * (the reference the wire test compares `/trpc` with) and the typed client's types, run it as
+ * `authedProcedure`'s middleware.
  */
 export const authorize = (ctx: Context, scope: ApiKeyScope | undefined): AuthedContext => {
-  if (!ctx.principal) {
-    throw new TRPCError({
-      code: 'UNAUTHORIZED',
-      message: 'A valid API key is required: send "Authorization: Bearer <API_KEY>".',
-    });
-  }
+  if (!ctx.principal) throw unauthorized();
   const refusal = insufficientScope(ctx.principal, scope);
   if (refusal) throw refusal;
   return ctx as AuthedContext;
@@ -117,8 +131,8 @@ const withRoute = <Input extends z.ZodType, Result>(definition: OperationDefinit
   authedProcedure.meta(definition.meta).input(definition.input).output(resultOf(definition.output));
 
 /**
- * The resolver as tRPC's own adapter runs it: a store error it meets is the TRPCError its answer
- * shows (503 for an unavailable database), as the service's writer renders it on its transports.
+ * The resolver as the router's procedure runs it under tRPC's own adapter: a store error it meets
+ * is the TRPCError its answer shows (503 for an unavailable database), as the transports render it.
  */
 const asProcedure =
   <Input extends z.ZodType, Result>({ resolve }: OperationDefinition<Input, Result>) =>
@@ -159,19 +173,23 @@ export interface Operation {
   compiledInput: z.ZodType;
   output: z.ZodType;
   // A method, so that an operation with a narrower input is still an Operation.
-  resolve(opts: { ctx: AuthedContext; input: unknown }): Promise<unknown>;
+  resolve(this: void, opts: { ctx: AuthedContext; input: unknown }): Promise<unknown>;
 }
 
 /**
- * Runs an operation for a caller `authorize` admitted, as its tRPC procedure would: the input
- * checked by the operation's schema (400 when invalid), then the resolver. tRPC's middleware chain
- * does the same with an object spread per level; the transports call this instead (docs/decisions
- * has the measurement).
+ * Runs an operation as its tRPC procedure would: the caller's key and scope (`authorize`: 401,
+ * 403), the input checked by the operation's schema (400 when invalid), then the resolver, handed
+ * the request as a promise reaction: the request goes on to the resolver and does not come back
+ * through here. tRPC's middleware chain does the same with an object spread per level; the
+ * transports call this instead (docs/decisions has the measurement).
  */
-export const callOperation = (operation: Operation, ctx: AuthedContext, input: unknown): Promise<unknown> => {
+export const callOperation = (operation: Operation, ctx: Context, input: unknown): Promise<unknown> => {
+  const refusal = ctx.principal ? insufficientScope(ctx.principal, operation.meta.scope) : unauthorized();
+  if (refusal) return Promise.reject(refusal);
+  const authed = ctx as AuthedContext;
   const parsed = operation.compiledInput.safeParse(input);
   if (!parsed.success) return Promise.reject(new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error }));
-  return operation.resolve({ ctx, input: parsed.data });
+  return Promise.resolve({ ctx: authed, input: parsed.data }).then(operation.resolve);
 };
 
 const REPLAYED = Symbol('replayed');

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { ApiKeyPrincipal, ApiKeys, Context, Database } from '@petstore/core';
+import { type ApiKeyPrincipal, type Context, type Database, NOT_LOOKED_UP } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { FlatHeaders } from '../exchange/exchange.js';
+import type { Authentication } from './authenticate.js';
 import type { Quota, QuotaDecision } from './quota.js';
 
 /** The RFC 6750 challenge every 401 carries. */
@@ -9,13 +10,6 @@ export const BEARER_CHALLENGE = 'Bearer realm="petstore"';
 
 /** The RFC 6750 §3.1 challenge of a 403: the key is good, but lacks `scope`. */
 export const insufficientScopeChallenge = (scope: string) => `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"`;
-
-/**
- * The token of an `Authorization: Bearer <token>` header. The scheme name is case-insensitive
- * (RFC 9110); the token is taken exactly as sent, so a key with anything added or missing fails.
- */
-export const bearerToken = (authorization: string | undefined): string | undefined =>
-  /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1];
 
 /** A request let in: the procedures' context, and the RateLimit headers of what it spent. */
 export interface Admitted {
@@ -34,7 +28,6 @@ export type Admission = Admitted | Refused;
 
 export interface AdmissionDependencies {
   db: Database;
-  apiKeys: ApiKeys;
   /** Requests per API key; undefined when off. */
   keyQuota: Quota | undefined;
   /** Failed authentications per client address; undefined when off. */
@@ -53,20 +46,21 @@ const throttled = ({ headers, retryAfterSeconds }: QuotaDecision): Refused => ({
   headers,
 });
 
+/** `next` of a decision made now, or of one still coming from Redis. */
+const onceDecided = <T>(decision: QuotaDecision | Promise<QuotaDecision>, next: (decision: QuotaDecision) => T): T | Promise<T> =>
+  decision instanceof Promise ? decision.then(next) : next(decision);
+
 /**
- * The one step every request to a procedure passes, on either transport, in the contract's order:
- * the key first (401 with its challenge, before anything about the request is looked at), failed
- * attempts throttled per client address so guessing keys costs time (an address past its
- * throttle is refused before the key it sends is looked up, unless this instance knows the key
- * good: a valid key is not refused for what others sent), then the key's quota (each call of a tRPC batch counts), then the
- * procedures' context, with the `Idempotency-Key`. What a key may do (its scopes) is each
- * operation's own check (`authorize` in core).
+ * The second step of admission, after the key store answered (authenticate.ts), in the contract's
+ * order: no valid key is a 401 with its challenge, each one counted against the client address's
+ * failed-authentication throttle (429 past it); then the key's quota (429; each call of a tRPC
+ * batch counts); then the procedures' context, with the `Idempotency-Key`. What a key may do (its
+ * scopes) is each operation's own check (`authorize` in core).
  */
-export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, clientAddress }: AdmissionDependencies) => {
-  const refuseKey = async (address: string, authorization: string | undefined): Promise<Refused> => {
-    const throttle = failedAuthQuota && (await failedAuthQuota.spend(address, 1));
+export const createAdmission = ({ db, keyQuota, failedAuthQuota, clientAddress }: AdmissionDependencies) => {
+  const refuseKey = (req: IncomingMessage, throttle: QuotaDecision | undefined): Refused => {
     if (throttle && !throttle.allowed) return throttled(throttle);
-    const message = authorization === undefined ? 'Missing API key: send "Authorization: Bearer <API_KEY>".' : 'Invalid API key.';
+    const message = req.headers.authorization === undefined ? 'Missing API key: send "Authorization: Bearer <API_KEY>".' : 'Invalid API key.';
     const headers: FlatHeaders = ['WWW-Authenticate', BEARER_CHALLENGE, ...(throttle ? throttle.headers : NO_HEADERS)];
     return { admitted: false, error: new TRPCError({ code: 'UNAUTHORIZED', message }), headers };
   };
@@ -82,19 +76,14 @@ export const createAdmission = ({ db, apiKeys, keyQuota, failedAuthQuota, client
   };
 
   /** Admits `req`, whose `calls` (one on REST, each of a tRPC batch) each spend one request of the key's quota. */
-  return async (req: IncomingMessage, calls: number): Promise<Admission> => {
-    const { authorization } = req.headers;
-    const token = bearerToken(authorization);
-    let address: string | undefined;
-    if (failedAuthQuota && (token === undefined || !apiKeys.knows(token))) {
-      address = clientAddress(req);
-      const throttle = failedAuthQuota.peek(address);
-      if (!throttle.allowed) return throttled(throttle);
+  return (req: IncomingMessage, calls: number, authentication: Authentication): Admission | Promise<Admission> => {
+    if (authentication === NOT_LOOKED_UP) return throttled(failedAuthQuota?.peek(clientAddress(req)) ?? { allowed: false, headers: NO_HEADERS });
+    if (authentication === null) {
+      if (!failedAuthQuota) return refuseKey(req, undefined);
+      return onceDecided(failedAuthQuota.spend(clientAddress(req), 1), (throttle) => refuseKey(req, throttle));
     }
-    const principal = token === undefined ? null : await apiKeys.authenticate(token);
-    if (!principal) return refuseKey(address ?? clientAddress(req), authorization);
-    if (!keyQuota) return admitted(req, principal, { allowed: true, headers: NO_HEADERS });
-    return admitted(req, principal, await keyQuota.spend(String(principal.keyId), calls));
+    if (!keyQuota) return admitted(req, authentication, { allowed: true, headers: NO_HEADERS });
+    return onceDecided(keyQuota.spend(String(authentication.keyId), calls), (decision) => admitted(req, authentication, decision));
   };
 };
 

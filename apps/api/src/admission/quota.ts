@@ -2,6 +2,10 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { FlatHeaders } from '../exchange/exchange.js';
 
+/** The policy names the RateLimit headers carry: requests per key, failed authentications per client address. */
+export const KEY_QUOTA = 'per-key';
+export const ADDRESS_QUOTA = 'per-address';
+
 /** Every quota counts requests per minute. */
 export const QUOTA_WINDOW_SECONDS = 60;
 /** How often an instance adds what it counted to the count instances share, and learns the total. */
@@ -16,8 +20,11 @@ export interface QuotaDecision {
 }
 
 export interface Quota {
-  /** Spends `points` (the calls one HTTP request carries) of the quota of `subject`. */
-  spend(subject: string, points: number): Promise<QuotaDecision>;
+  /**
+   * Spends `points` (the calls one HTTP request carries) of the quota of `subject`: decided at
+   * once when this instance can decide alone, after asking Redis otherwise.
+   */
+  spend(subject: string, points: number): QuotaDecision | Promise<QuotaDecision>;
   /** Whether `subject` could spend one more point, as this instance knows, without spending it or asking Redis. */
   peek(subject: string): QuotaDecision;
   /** Stops counting: sends nothing more to Redis. */
@@ -151,20 +158,25 @@ export const createQuota = ({ name, perMinute, redis, keyPrefix }: QuotaOptions)
     return { allowed: true, headers: headers(window, now) };
   };
 
+  /** Spends in Redis itself: near the limit, or when what this instance knows of the count is stale. */
+  const spendShared = async (limiter: RateLimiterRedis, subject: string, window: Window, points: number): Promise<QuotaDecision> => {
+    const allowed = await send(limiter, subject, window, points);
+    if (allowed === 'unanswered') {
+      // Sent back to pending by `send`: this instance's own count decides.
+      window.pending -= points;
+      return spendHere(window, points, Date.now());
+    }
+    return allowed ? { allowed, headers: headers(window, Date.now()) } : refused(window, Date.now());
+  };
+
   return {
-    spend: async (subject, points) => {
+    spend: (subject, points) => {
       const now = Date.now();
       const window = windowOf(subject, now);
       if (!shared) return spendHere(window, points, now);
       const fresh = now - window.learnedAt <= 2 * QUOTA_SYNC_MS;
       if (fresh && spentIn(window) + points <= perMinute / 2) return spendHere(window, points, now);
-      const allowed = await send(shared, subject, window, points);
-      if (allowed === 'unanswered') {
-        // Sent back to pending by `send`: this instance's own count decides.
-        window.pending -= points;
-        return spendHere(window, points, Date.now());
-      }
-      return allowed ? { allowed, headers: headers(window, Date.now()) } : refused(window, Date.now());
+      return spendShared(shared, subject, window, points);
     },
     peek: (subject) => {
       const now = Date.now();

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { BackupError, backupSqliteFile } from '@petstore/core';
 import { ConfigError, SETTINGS, readConfig, variableOf } from '../settings/config.js';
 import { BACKUP_COMMAND } from './backup-command.js';
-import { UsageError, runCli } from './run-cli.js';
+import { UsageError, runCli, usageErrorFrom } from './run-cli.js';
 
 const USAGE = `Usage:
   ${BACKUP_COMMAND} <file> [--force]
@@ -17,13 +17,6 @@ A relative <file> starts from the folder the command runs in. The store is the s
 ${variableOf('databaseFile')} (default ${SETTINGS.databaseFile.schema.parse(undefined)}). A store on PostgreSQL (${variableOf('databaseUrl')} set) is backed up with pg_dump.`;
 
 type Request = { command: 'help' } | { command: 'backup'; file: string; force: boolean };
-
-/** parseArgs explains itself over several sentences and lines; its first sentence says it. */
-const usageErrorFrom = (error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  const sentence = /^[^\n]*?\.(?= |$)/m.exec(message)?.[0] ?? message.split('\n')[0] ?? message;
-  return new UsageError(sentence.endsWith('.') ? sentence : `${sentence}.`);
-};
 
 const parse = (args: string[]): Request => {
   let parsed;

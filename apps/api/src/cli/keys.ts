@@ -3,7 +3,7 @@ import { API_KEY_SCOPES, ApiKeyError, type ApiKeyEvent, ApiKeyScope, type ApiKey
 import { pino } from 'pino';
 import { ConfigError, SETTINGS, readConfig, variableOf } from '../settings/config.js';
 import { KEYS_COMMAND } from './keys-command.js';
-import { UsageError, runCli } from './run-cli.js';
+import { UsageError, runCli, usageErrorFrom } from './run-cli.js';
 
 const USAGE = `Usage:
   ${KEYS_COMMAND} create <name> [--expires <n>d|h|m] [--scope <scope>]...
@@ -59,15 +59,11 @@ const expiryFrom = (duration: string): Date => {
   return new Date(Date.now() + Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
 };
 
-/** parseArgs explains itself over several sentences and lines; its first sentence says it. */
-const usageErrorFrom = (error: unknown, args: string[]) => {
-  const message = error instanceof Error ? error.message : String(error);
-  // `--expires -5d` or a bare `--expires`: the value is wrong or missing, say which.
-  if (message.includes("'--expires")) {
-    const option = args.indexOf('--expires');
-    return wrongDuration(option === -1 ? undefined : args[option + 1]);
-  }
-  return new UsageError(/^[^\n]*?\.(?= |$)/m.exec(message)?.[0] ?? message.split('\n')[0]);
+/** A command line parseArgs refused: `--expires -5d` or a bare `--expires` says which value is wrong or missing. */
+const refusedCommandLine = (error: unknown, args: string[]) => {
+  if (!(error instanceof Error) || !error.message.includes("'--expires")) return usageErrorFrom(error);
+  const option = args.indexOf('--expires');
+  return wrongDuration(option === -1 ? undefined : args[option + 1]);
 };
 
 /** Reads the whole command line before anything touches the database. */
@@ -85,7 +81,7 @@ const parse = (args: string[]): Request => {
       allowPositionals: true,
     });
   } catch (error) {
-    throw usageErrorFrom(error, args);
+    throw refusedCommandLine(error, args);
   }
   const { values, positionals } = parsed;
   const [command, ...operands] = positionals;

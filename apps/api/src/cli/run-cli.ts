@@ -1,6 +1,13 @@
 /** A command line that asks for nothing a CLI does; its message is one line saying why. */
 export class UsageError extends Error {}
 
+/** parseArgs explains itself over several sentences and lines; its first sentence says it. */
+export const usageErrorFrom = (error: unknown): UsageError => {
+  const message = error instanceof Error ? error.message : String(error);
+  const sentence = /^[^\n]*?\.(?= |$)/m.exec(message)?.[0] ?? message.split('\n')[0] ?? message;
+  return new UsageError(sentence.endsWith('.') ? sentence : `${sentence}.`);
+};
+
 /**
  * Runs a CLI's `main` and ends as its users script it: what it printed on stdout; a usage error
  * on stderr with the usage, exit code 2; an error the CLI knows (`known`) as its message alone,

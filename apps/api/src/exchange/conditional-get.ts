@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import type { HeaderObject, OperationObject, ParameterObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import type { FlatHeaders } from './exchange.js';
 import type { BodyReply, EmptyReply } from './reply.js';
@@ -41,15 +40,15 @@ export const isNotModified = (ifNoneMatch: string | undefined, tag: string): boo
  * 200 it stands for: it was as much work to find out.
  */
 export const answerConditionally = (
-  req: IncomingMessage,
+  ifNoneMatch: string | undefined,
   { status, body, headers }: { status: number; body: string; headers: FlatHeaders },
   varying: string | undefined,
   rateLimitHeaders: FlatHeaders,
 ): BodyReply | EmptyReply => {
   const tag = entityTag(body, varying);
   const answered = [...rateLimitHeaders, ...headers, 'ETag', tag];
-  if (isNotModified(req.headers['if-none-match'], tag)) return { status: 304, empty: true, headers: answered };
-  return { status, body, headers: answered };
+  if (isNotModified(ifNoneMatch, tag)) return { kind: 'empty', status: 304, headers: answered };
+  return { kind: 'body', status, body, headers: answered };
 };
 
 /** The strong tag of a GET's representation, as `entityTag` makes it. */

@@ -1,81 +1,53 @@
-import { TRPCError } from '@trpc/server';
 import type { Exchange, FlatHeaders } from './exchange.js';
 
 /**
- * What a transport or a page answers, as a value: `sendReply` is the one function that writes it.
- * Errors are rendered there, as the Error body or in tRPC's envelope.
+ * What a transport or a page answers, as a value the writer needs no protocol to write: a status,
+ * headers, and a body, no body, or a body in chunks.
  */
-export type Reply = BodyReply | EmptyReply | ErrorReply | CallsReply | StreamReply;
+export type Reply = BodyReply | EmptyReply | ChunkedReply;
 
-/**
- * Serves the requests of one part of the service (`/v1`, `/trpc`, the pages): what it answers is
- * a Reply, which the front door hands to the writer once it settles.
- */
-export type Transport = (exchange: Exchange) => Promise<Reply>;
-
-/** A body already serialised: JSON by default. `page`: a file of the docs page, which runs scripts. */
+/** A body already serialised: JSON unless `type` says otherwise. `page`: a file of the docs page, which runs scripts. */
 export interface BodyReply {
+  kind: 'body';
   status: number;
+  headers: FlatHeaders;
   body: string | Buffer;
   type?: string;
-  headers?: FlatHeaders;
   page?: boolean;
 }
 
-/** No body at all: a 304, a preflight's 204. */
+/** No body at all: a 304, a 204. */
 export interface EmptyReply {
+  kind: 'empty';
   status: number;
-  empty: true;
   headers: FlatHeaders;
   page?: boolean;
-  /** Not varied by what the client accepts, which a tRPC answer otherwise is (tRPC's answer to HEAD). */
-  unvaried?: boolean;
+}
+
+/** A piece of a body written as it is ready; `last`: nothing follows it. */
+export interface Chunk {
+  text: string;
+  last: boolean;
 }
 
 /**
- * A refusal or a failure: a TRPCError says which; anything else is a crash (500), or an
- * unavailable database (503), decided where it is rendered.
+ * A JSON body written in chunks as they are ready, the first one already in hand. The chunks
+ * that follow may fail: the body then ends with what was written.
  */
-export interface ErrorReply {
-  error: unknown;
-  headers?: FlatHeaders;
-}
-
-/** One call's outcome on `/trpc`. */
-export type CallOutcome = { data: unknown } | { error: unknown };
-
-/** The calls of a tRPC request, each answered in tRPC's envelope; `batch`: as a list. */
-export interface CallsReply {
-  calls: CallOutcome[];
-  batch: boolean;
-  headers?: FlatHeaders;
+export interface ChunkedReply {
+  kind: 'chunked';
+  status: number;
+  headers: FlatHeaders;
+  first: Chunk;
+  rest: AsyncIterator<Chunk, void>;
 }
 
 /**
- * The calls of a streamed tRPC batch (httpBatchStreamLink), answered as JSON lines: each call's
- * answer is written as soon as it settles. The promises never reject: a call's failure is its outcome.
+ * Serves the requests of one part of the service (`/v1`, `/trpc`, the pages): `serve` answers an
+ * exchange; `refuse` answers a refusal or failure of a whole request as that part does (the
+ * front door's own, or a transport's promise that failed).
  */
-export interface StreamReply {
-  stream: Promise<CallOutcome>[];
-  headers?: FlatHeaders;
+export interface Transport {
+  serve: (exchange: Exchange) => Promise<Reply>;
+  refuse: (exchange: Exchange, error: unknown, headers?: FlatHeaders) => Reply;
 }
-
-/** How much of a request's path an error message quotes back. */
-const MAX_ECHOED_PATH = 200;
-
-const pathOf = (url: string | undefined) => {
-  const path = (url ?? '/').split('?', 1)[0] ?? '';
-  return path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
-};
-
-/** 404 for a path nobody serves, quoting (the start of) the path, never its query. */
-export const nothingAt = (method: string | undefined, url: string | undefined, headers?: FlatHeaders): ErrorReply => ({
-  error: new TRPCError({ code: 'NOT_FOUND', message: `There is nothing at ${method ?? 'GET'} ${pathOf(url)}.` }),
-  headers,
-});
-
-/** 405 with the `Allow` header RFC 9110 requires. */
-export const methodNotAllowed = (method: string | undefined, url: string | undefined, allow: string, headers: FlatHeaders = []): ErrorReply => ({
-  error: new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${method ?? 'GET'} is not supported on ${pathOf(url)}; use ${allow}.` }),
-  headers: [...headers, 'Allow', allow],
-});

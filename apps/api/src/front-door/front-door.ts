@@ -1,20 +1,43 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REST_PREFIX, TRPC_PREFIX } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
-import { type Door, type ErrorFormat, Exchange, requestIds } from '../exchange/exchange.js';
+import { type Door, type Exchange, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
 import type { Transport } from '../exchange/reply.js';
+import { createAccessLog } from './access-line.js';
 import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
-import { createAccessLog, sendReply } from './send-reply.js';
+import { writeFailure, writeReply } from './write-reply.js';
 
-/** The state a server's exchanges share (exchange.ts): made once per server, shared by its front doors. */
-export const createDoor = (logger: Logger, sendTimeoutMs: number): Door => ({
-  logger,
-  accessLog: createAccessLog(logger),
-  ids: requestIds(),
-  sendTimeoutMs,
-  stopping: false,
-  pastTheLimit: new WeakSet(),
+/**
+ * The state a server's exchanges share (exchange.ts): made once per server, shared by its front
+ * doors. Request ids are 72 random bits drawn once per server, so that no two instances give the
+ * same id, then a count in base 36 (`k3Jx0mQ9aL1B.1f`).
+ */
+export const createDoor = (logger: Logger, sendTimeoutMs: number): Door => {
+  const prefix = randomBytes(9).toString('base64url');
+  let issued = 0;
+  return {
+    logger,
+    accessLog: createAccessLog(logger),
+    sendTimeoutMs,
+    stopping: false,
+    pastTheLimit: new WeakSet(),
+    issueId: (header) => (typeof header === 'string' && REQUEST_ID_PATTERN.test(header) ? header : `${prefix}.${(issued++).toString(36)}`),
+  };
+};
+
+/** One request's exchange: its id (the client's own when it is a plain token) and when it started. */
+export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Door): Exchange => ({
+  req,
+  res,
+  door,
+  reqId: door.issueId(req.headers['x-request-id']),
+  startedAt: performance.now(),
+  route: undefined,
+  onFinish: undefined,
+  traceIds: undefined,
+  logger: undefined,
 });
 
 export interface FrontDoorOptions {
@@ -38,53 +61,37 @@ const under = (url: string, prefix: string) =>
   url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?');
 
 /**
- * The one way into the service: every request gets its exchange (id, start, logger) here and goes
- * to what serves its path, `/v1` and `/trpc` after CORS and load shedding; what that answers, or
- * its failure, leaves through `sendReply`. Returns false for a path that is not the API's when
- * there are no pages to serve it (a host app's next middleware).
+ * The one way into the service: every request gets its exchange here and goes to what serves its
+ * path, `/v1` and `/trpc` after CORS, load shedding and the connection limit. The promise of what
+ * answers it is checked once, here: its reply goes to the writer, its failure to the transport's
+ * own refusal. Returns false for a path that is not the API's when there are no pages to serve it
+ * (a host app's next middleware).
  */
-export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: FrontDoorOptions) => {
-  const [restPrefix, trpcPrefix] = [REST_PREFIX, TRPC_PREFIX];
-
-  /** The one place a transport's answer is awaited: its reply is written, its failure rendered. */
-  const serve = (exchange: Exchange, transport: Transport) => {
-    transport(exchange).then(
-      (reply) => {
-        sendReply(exchange, reply);
-      },
-      (error: unknown) => {
-        sendReply(exchange, { error });
-      },
-    );
-  };
-
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
+export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: FrontDoorOptions) =>
+  (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
-    const format: ErrorFormat | undefined = under(url, restPrefix) ? 'rest' : under(url, trpcPrefix) ? 'trpc' : undefined;
+    const api = under(url, REST_PREFIX) ? rest : under(url, TRPC_PREFIX) ? trpc : undefined;
+    const transport = api ?? pages;
+    if (!transport) return false;
+    const exchange = openExchange(req, res, door);
     // A connection taken past the server's limit gets this one answer, and closes.
     const pastTheLimit = door.pastTheLimit.has(req.socket);
     if (pastTheLimit) res.shouldKeepAlive = false;
-    if (!format) {
-      if (!pages) return false;
-      serve(new Exchange(req, res, door), pages);
-      return true;
+    if (api) {
+      // A preflight is answered here, before the key check: browsers send it without credentials.
+      if (cors?.(req, res)) {
+        writeReply(exchange, { kind: 'empty', status: 204, headers: [] });
+        return true;
+      }
+      if (overload?.overloaded || pastTheLimit) {
+        const why = pastTheLimit ? 'has as many connections open as it serves' : 'is overloaded';
+        const unavailable = new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
+        writeReply(exchange, api.refuse(exchange, unavailable, ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
+        return true;
+      }
     }
-    const exchange = new Exchange(req, res, door);
-    exchange.errorFormat = format;
-    // A preflight is answered here, before the key check: browsers send it without credentials.
-    if (cors?.(req, res)) {
-      sendReply(exchange, { status: 204, empty: true, headers: [] });
-      return true;
-    }
-    if (overload?.overloaded || pastTheLimit) {
-      const why = pastTheLimit ? 'has as many connections open as it serves' : 'is overloaded';
-      const unavailable = new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
-      sendReply(exchange, { error: unavailable, headers: ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS] });
-      return true;
-    }
-    serve(exchange, format === 'rest' ? rest : trpc);
+    transport.serve(exchange).then(writeReply.bind(undefined, exchange), writeFailure.bind(undefined, exchange, transport));
     return true;
   };
-};
 
 export type FrontDoor = ReturnType<typeof createFrontDoor>;

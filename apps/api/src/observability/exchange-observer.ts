@@ -4,13 +4,16 @@ import type { Transport } from '../exchange/reply.js';
 
 export type CallOperation = typeof callOperation;
 
+/** What answers an exchange: a transport's `serve`. */
+export type Serve = Transport['serve'];
+
 /**
  * What metrics and tracing add to the request path when they are on: a wrapper around each
- * transport (it sees the exchange start and sets `onFinish`) and one around every operation call.
- * Both are applied once, at start-up; when neither is on, nothing is wrapped.
+ * transport's `serve` (it sees the exchange start and sets `onFinish`) and one around every
+ * operation call. Both are applied once, at start-up; when neither is on, nothing is wrapped.
  */
 export interface RequestObserver {
-  transport(transport: Transport): Transport;
+  serve(serve: Serve): Serve;
   call(call: CallOperation): CallOperation;
 }
 
@@ -30,6 +33,6 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Applies each observer in turn; the first is outermost. */
 export const composeObservers = (observers: readonly RequestObserver[]): RequestObserver => ({
-  transport: (transport) => observers.reduceRight((inner, observer) => observer.transport(inner), transport),
+  serve: (serve) => observers.reduceRight((inner, observer) => observer.serve(inner), serve),
   call: (call) => observers.reduceRight((inner, observer) => observer.call(inner), call),
 });

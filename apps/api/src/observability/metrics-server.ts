@@ -1,15 +1,15 @@
 import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
 export const METRICS_PATH = '/metrics';
 
 /**
- * The second listener, on the service's host at `config.metricsPort`: `GET /metrics` in Prometheus's text format and
- * nothing else. The public port never serves metrics; this one is meant for the scraper's network.
+ * The second listener, which server.ts opens on the service's host at `config.metricsPort`:
+ * `GET /metrics` in Prometheus's text format and nothing else. The public port never serves
+ * metrics; this one is meant for the scraper's network.
  */
-export const startMetricsServer = async (registry: Registry, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> => {
-  const server: Server = createServer((req, res) => {
+export const createMetricsServer = (registry: Registry): Server =>
+  createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path !== METRICS_PATH) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found\n');
@@ -28,21 +28,3 @@ export const startMetricsServer = async (registry: Registry, port: number, host:
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      }),
-  };
-};

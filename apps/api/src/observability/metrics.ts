@@ -82,10 +82,10 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
   return {
     registry,
     observer: {
-      transport: (transport) => (exchange) => {
+      serve: (serve) => (exchange) => {
         inFlight += 1;
         listenForFinish(exchange, finished);
-        return transport(exchange);
+        return serve(exchange);
       },
       call: (call) => async (operation, ctx, input) => {
         const result = await call(operation, ctx, input);

@@ -74,7 +74,7 @@ export const startServerSpan = (tracer: Tracer, req: IncomingMessage) => {
 };
 
 const requestObserver = (tracer: Tracer): RequestObserver => ({
-  transport: (transport) => (exchange) => {
+  serve: (serve) => (exchange) => {
     const { span, parent, method } = startServerSpan(tracer, exchange.req);
     const { traceId, spanId } = span.spanContext();
     exchange.traceIds = { trace_id: traceId, span_id: spanId };
@@ -85,7 +85,7 @@ const requestObserver = (tracer: Tracer): RequestObserver => ({
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     });
-    return context.with(trace.setSpan(parent, span), () => transport(exchange));
+    return context.with(trace.setSpan(parent, span), () => serve(exchange));
   },
   call: (call) => (operation, ctx, input) => {
     const name = names.get(operation) ?? 'unknown';

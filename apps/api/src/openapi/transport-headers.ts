@@ -1,11 +1,13 @@
 import type { HeaderObject } from 'openapi3-ts/oas31';
-import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
+import { ADDRESS_QUOTA, KEY_QUOTA, QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
+import { REQUEST_ID_PATTERN } from '../exchange/exchange.js';
+import { SETTINGS } from '../settings/config.js';
 
 const REQUEST_ID: HeaderObject = {
   description: 'Identifies the request in the service\'s logs: the one sent, when it is a plain token, or a new one.',
   required: true,
   // The plain tokens the service keeps; the ids it makes (a random prefix, a dot, a count) are plain tokens too.
-  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128, examples: ['k3Jx0mQ9aL1B.1f'] },
+  schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source, maxLength: 128, examples: ['k3Jx0mQ9aL1B.1f'] },
 };
 
 /** RFC 9651: an Integer of a structured field has at most 15 digits. */
@@ -24,8 +26,8 @@ const quotaField = (policies: readonly string[], [first, second]: [string, strin
  * failed authentications from one client address (`per-address`). Both count per minute.
  */
 const QUOTAS = {
-  'per-key': { counts: 'requests with this API key', example: 600 },
-  'per-address': { counts: 'failed authentications from this client address', example: 60 },
+  [KEY_QUOTA]: { counts: 'requests with this API key', example: SETTINGS.rateLimitPerMinute.schema.parse(undefined) },
+  [ADDRESS_QUOTA]: { counts: 'failed authentications from this client address', example: SETTINGS.authFailuresPerMinute.schema.parse(undefined) },
 } as const;
 type QuotaPolicy = keyof typeof QUOTAS;
 
@@ -43,8 +45,8 @@ const quotaHeaders = (policy: QuotaPolicy): Record<string, HeaderObject> => ({
 /** The headers responses share, described once as components. */
 export const COMPONENT_HEADERS: Record<string, HeaderObject> = {
   'X-Request-Id': REQUEST_ID,
-  ...quotaHeaders('per-key'),
-  ...quotaHeaders('per-address'),
+  ...quotaHeaders(KEY_QUOTA),
+  ...quotaHeaders(ADDRESS_QUOTA),
 };
 
 const headerRef = (component: string) => ({ $ref: `#/components/headers/${component}` });
@@ -67,7 +69,7 @@ const spentQuota = (description: string, parameters: [string, string]): HeaderOb
  * every other response the key's quota.
  */
 export const transportHeaders = (status: string) => {
-  if (status === '401') return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs('per-address') };
+  if (status === '401') return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs(ADDRESS_QUOTA) };
   if (status === '429') {
     return {
       'X-Request-Id': headerRef('X-Request-Id'),
@@ -78,5 +80,5 @@ export const transportHeaders = (status: string) => {
       RateLimit: spentQuota('What is left of the spent quota: `r` more for the next `t` seconds.', ['r', 't']),
     };
   }
-  return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs('per-key') };
+  return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs(KEY_QUOTA) };
 };

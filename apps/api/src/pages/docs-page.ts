@@ -41,7 +41,7 @@ export const createDocsPage = () => {
     let pending = loaded.get(file);
     if (!pending) loaded.set(file, (pending = load(entry.path)));
     const { body, tag } = await pending;
-    if (isNotModified(ifNoneMatch, tag)) return { status: 304, empty: true, page: true, headers: ['ETag', tag] };
-    return { status: 200, body, type: entry.type, page: true, headers: ['ETag', tag] };
+    if (isNotModified(ifNoneMatch, tag)) return { kind: 'empty', status: 304, page: true, headers: ['ETag', tag] };
+    return { kind: 'body', status: 200, body, type: entry.type, page: true, headers: ['ETag', tag] };
   };
 };

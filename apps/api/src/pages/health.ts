@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
-import type { Exchange } from '../exchange/exchange.js';
+import { errorReply } from '../exchange/error-reply.js';
+import { type Exchange, logOf } from '../exchange/exchange.js';
 import type { Reply } from '../exchange/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 
@@ -23,7 +24,7 @@ export class StoppingError extends NotReadyError {
 }
 
 /** Liveness: the process answers. */
-export const healthz = (): Reply => ({ status: 200, body: JSON.stringify({ status: 'ok' }) });
+export const healthz = (): Reply => ({ kind: 'body', status: 200, headers: [], body: JSON.stringify({ status: 'ok' }) });
 
 /**
  * Readiness: the database answers too; a store the service can run without, Redis, is named in
@@ -32,10 +33,10 @@ export const healthz = (): Reply => ({ status: 200, body: JSON.stringify({ statu
 export const readyz = async (exchange: Exchange, ready: () => Promise<Readiness>): Promise<Reply> => {
   try {
     const { degraded } = await ready();
-    return { status: 200, body: JSON.stringify({ status: 'ok', degraded }) };
+    return { kind: 'body', status: 200, headers: [], body: JSON.stringify({ status: 'ok', degraded }) };
   } catch (error) {
-    exchange.log.warn({ err: error }, 'readiness check failed');
+    logOf(exchange).warn({ err: error }, 'readiness check failed');
     const message = error instanceof NotReadyError ? error.message : 'A store the service depends on is not answering.';
-    return { error: new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }) };
+    return errorReply(exchange, new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }));
   }
 };

@@ -1,8 +1,10 @@
-import { type Reply, type Transport, methodNotAllowed, nothingAt } from '../exchange/reply.js';
+import { errorReply } from '../exchange/error-reply.js';
+import type { Exchange } from '../exchange/exchange.js';
+import { methodNotAllowed, nothingAt } from '../exchange/failure.js';
+import type { Reply, Transport } from '../exchange/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 import { DOCS_FILES, createDocsPage } from './docs-page.js';
 import { healthz, readyz } from './health.js';
-import type { Exchange } from '../exchange/exchange.js';
 
 type Page = (exchange: Exchange) => Reply | Promise<Reply>;
 
@@ -23,11 +25,14 @@ export const createPages = ({ ready }: { ready: () => Promise<Readiness> }): Tra
     ['/healthz', healthz],
     ['/readyz', (exchange) => readyz(exchange, ready)],
   ]);
-  return async (exchange) => {
-    const { method, url } = exchange.req;
-    const page = pages.get(pagePath(url));
-    if (!page) return nothingAt(method, url);
-    if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(method, url, 'GET, HEAD');
-    return page(exchange);
+  return {
+    serve: async (exchange) => {
+      const { method, url } = exchange.req;
+      const page = pages.get(pagePath(url));
+      if (!page) return errorReply(exchange, nothingAt(method, url));
+      if (method !== 'GET' && method !== 'HEAD') return errorReply(exchange, methodNotAllowed(method, url, 'GET, HEAD'), ['Allow', 'GET, HEAD']);
+      return page(exchange);
+    },
+    refuse: errorReply,
   };
 };

@@ -1,7 +1,7 @@
-import { type ApiKeys, type Database, type StatementObserver, createApiKeys, openDatabase } from '@petstore/core';
+import { type ApiKeys, type Database, type StatementObserver, createApiKeys, openDatabase, startIdempotencyPruning } from '@petstore/core';
 import type { Logger } from 'pino';
 import type { Config } from '../settings/config.js';
-import { type Quota, createQuota } from '../admission/quota.js';
+import { ADDRESS_QUOTA, KEY_QUOTA, type Quota, createQuota } from '../admission/quota.js';
 import { type SharedCounts, connectSharedCounts } from './shared-counts.js';
 
 /** Readiness: the database answers; `degraded` names the stores the service is running without. */
@@ -9,7 +9,10 @@ export interface Readiness {
   degraded: string[];
 }
 
-/** Everything the service keeps outside a request: the database, and the counts instances share. */
+/**
+ * Everything the service keeps outside a request: the database, and the counts instances share.
+ * While they are open, expired idempotency records are pruned in the background.
+ */
 export interface Stores {
   db: Database;
   apiKeys: ApiKeys;
@@ -36,14 +39,15 @@ export const openStores = async (config: Config, logger: Logger, onStatement?: S
       logger.warn({ err: error }, 'an idle database connection broke; a new one will be opened');
     },
   });
+  const pruning = startIdempotencyPruning(db.pets);
   // Redis is optional while running: without it each instance counts its own rate limits.
   const shared: SharedCounts | undefined = config.redisUrl
     ? await connectSharedCounts(config.redisUrl, config.redisTimeoutMs, logger)
     : undefined;
   const redis = shared?.client;
-  const keyQuota = createQuota({ name: 'per-key', perMinute: config.rateLimitPerMinute, redis, keyPrefix: `${config.redisKeyPrefix}rate` });
+  const keyQuota = createQuota({ name: KEY_QUOTA, perMinute: config.rateLimitPerMinute, redis, keyPrefix: `${config.redisKeyPrefix}rate` });
   const failedAuthQuota = createQuota({
-    name: 'per-address',
+    name: ADDRESS_QUOTA,
     perMinute: config.authFailuresPerMinute,
     redis,
     keyPrefix: `${config.redisKeyPrefix}auth-failures`,
@@ -66,6 +70,7 @@ export const openStores = async (config: Config, logger: Logger, onStatement?: S
     close: async () => {
       keyQuota?.close();
       failedAuthQuota?.close();
+      await pruning.stop();
       await db.close();
       await shared?.close();
     },

@@ -1,10 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { type AuthedContext, type Context, type Operation, TRPC_PREFIX, authorize, callOperation, operations } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import type { Admit } from '../admission/admit.js';
-import { insufficientScopeChallenge } from '../admission/admit.js';
+import { type Admit, insufficientScopeChallenge } from '../admission/admit.js';
+import type { Authenticate } from '../admission/authenticate.js';
 import type { FlatHeaders } from '../exchange/exchange.js';
-import { type CallOutcome, type Reply, type Transport, methodNotAllowed } from '../exchange/reply.js';
+import { methodNotAllowed } from '../exchange/failure.js';
+import type { Reply, Transport } from '../exchange/reply.js';
+import { type CallOutcome, callsReply, streamReply, trpcRefusal } from './replies.js';
 import { type TrpcCall, type TrpcRequest, acceptedMethods, readTrpcRequest } from './request.js';
 
 /** Aborted when the connection closes before the whole answer went out: the client left. */
@@ -27,6 +29,8 @@ const BATCH_ROUTE = `${TRPC_PREFIX}/{batch}`;
 const routeNames = new Map(Object.keys(operations).map((name) => [name, `${TRPC_PREFIX}/${name}`]));
 
 export interface TrpcTransportDependencies {
+  /** The key's check against the key store, then the rest of admission. */
+  authenticate: Authenticate;
   admit: Admit;
   /** How long a request's body may take to arrive (`BODY_TIMEOUT_MS`). */
   bodyTimeoutMs: number;
@@ -45,7 +49,7 @@ export interface TrpcTransportDependencies {
  * REST (each call of a batch spends one request); then each call: its procedure and method, the
  * key's scope, its input (the body read once, only when a call asks for it), the operation.
  */
-export const createTrpcTransport = ({ admit, bodyTimeoutMs, allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Transport => {
+export const createTrpcTransport = ({ authenticate, admit, bodyTimeoutMs, allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Transport => {
   /**
    * What a call meets before it runs, in tRPC's order: its procedure (404), a method the procedure
    * takes (405), a key with the procedure's scope (401, 403).
@@ -70,7 +74,7 @@ export const createTrpcTransport = ({ admit, bodyTimeoutMs, allowMethodOverride,
       (error: unknown) => ({ error }),
     );
 
-  return async (exchange): Promise<Reply> => {
+  const serve = async (exchange: Parameters<Transport['serve']>[0]): Promise<Reply> => {
     const { req } = exchange;
     const method = req.method ?? 'GET';
     // HEAD, which tRPC answers before it reads anything, and the methods it fails on, have no calls.
@@ -79,23 +83,24 @@ export const createTrpcTransport = ({ admit, bodyTimeoutMs, allowMethodOverride,
       try {
         request = readTrpcRequest(req, bodyTimeoutMs);
       } catch (error) {
-        return { error };
+        return trpcRefusal(exchange, error);
       }
       exchange.route = request.calls.length === 1 ? routeNames.get(request.calls[0]?.path ?? '') : BATCH_ROUTE;
     }
 
-    const admission = await admit(req, request?.calls.length ?? 1);
+    const calls = request?.calls.length ?? 1;
+    const admission = await admit(req, calls, await authenticate(req));
     if (!admission.admitted) {
       const { error, headers } = admission;
-      const refusals = Array.from({ length: request?.batch ? request.calls.length : 1 }, () => ({ error }));
+      const refusals = Array.from({ length: request?.batch ? calls : 1 }, () => ({ error }));
       // httpBatchStreamLink reads every answer but a 200 as one JSON body, not one per call.
-      if (request?.stream) return { stream: refusals.map((refusal) => Promise.resolve(refusal)), headers };
-      return { calls: refusals, batch: request?.batch ?? false, headers };
+      if (request?.stream) return streamReply(exchange, refusals.map((refusal) => Promise.resolve(refusal)), headers);
+      return callsReply(exchange, refusals, request?.batch ?? false, headers);
     }
     if (!request) {
-      return method === 'HEAD'
-        ? { status: 204, empty: true, headers: admission.headers, unvaried: true }
-        : methodNotAllowed(method, req.url, 'GET, HEAD, POST', admission.headers);
+      // tRPC's own answer to HEAD, which varies with nothing.
+      if (method === 'HEAD') return { kind: 'empty', status: 204, headers: admission.headers };
+      return trpcRefusal(exchange, methodNotAllowed(method, req.url, 'GET, HEAD, POST'), [...admission.headers, 'Allow', 'GET, HEAD, POST']);
     }
     const headers: FlatHeaders = [...admission.headers];
     // A streamed batch answers for as long as its slowest call: what has not started when its client leaves never does.
@@ -132,7 +137,8 @@ export const createTrpcTransport = ({ admit, bodyTimeoutMs, allowMethodOverride,
           : answer(call(each.operation, each.ctx, inputs[index])),
     );
     // A streamed batch answers each call as it settles; a plain one once all have.
-    if (request.stream) return { stream: outcomes, headers };
-    return { calls: await Promise.all(outcomes), batch: request.batch, headers };
+    if (request.stream) return streamReply(exchange, outcomes, headers);
+    return callsReply(exchange, await Promise.all(outcomes), request.batch, headers);
   };
+  return { serve, refuse: trpcRefusal };
 };

@@ -1,7 +1,4 @@
-export type * from './database.js';
 export { openDatabase, openPostgresDatabase, type DatabaseLocation } from './open-database.js';
 export { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
 export { BACKUP_PAGES_PER_STEP, BackupError, type BackupRefusal, type SqliteBackup, type SqliteBackupOptions, backupSqliteFile } from './sqlite/backup.js';
 export type { StatementObserver } from './statement-observer.js';
-export { STORAGE_RETRY_AFTER_SECONDS, isStorageUnavailable, toTrpcError } from './storage-unavailable.js';
-export { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './timeouts.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { ENGINES } from '../testing/engines.js';
 import { testOn } from '../testing/fixtures.js';
-import type { ApiKeyRecords } from '../db/database.js';
+import type { ApiKeyRecords } from '../storage/database.js';
 import { TOKEN_PATTERN } from './api-key-token.js';
 import { type ApiKeys, createApiKeys } from './api-keys.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isStorageUnavailable } from '../db/storage-unavailable.js';
-import type { ApiKeyEvent, ApiKeyRecord, ApiKeyRecords } from '../db/database.js';
+import { isStorageUnavailable } from '../storage/storage-unavailable.js';
+import type { ApiKeyEvent, ApiKeyRecord, ApiKeyRecords } from '../storage/database.js';
 import { issueToken, publicIdOf, tokenMatchesHash } from './api-key-token.js';
 import { type ApiKeyScope, canonicalScopes, scopesFromStored } from './scopes.js';
 
@@ -94,6 +94,9 @@ export interface ApiKeysOptions {
   holdMs?: number;
 }
 
+/** What `authenticate` answers for a key it was told not to look up. */
+export const NOT_LOOKED_UP = 'not looked up';
+
 /** The most keys held at once; past it the longest-held goes first. */
 export const MAX_HELD_KEYS = 10_000;
 
@@ -150,6 +153,45 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
       lastUseWritten.delete(keyId);
     }
   };
+
+  /**
+   * The principal behind a presented key, or null when it is unknown, malformed, revoked or
+   * expired. A key's row is read when the process first sees it and again once it has been held
+   * `holdMs`; an expiry is checked on every request. A key that is not well formed, or whose
+   * checksum fails, is refused without a read. Before reading the row of a key this process does
+   * not know good (one of its last MAX_HELD_KEYS, its hold over or not), it asks `mayLookUp`:
+   * `NOT_LOOKED_UP` when that says no.
+   */
+  function authenticate(token: string): Promise<ApiKeyPrincipal | null>;
+  function authenticate(token: string, mayLookUp: (() => boolean) | undefined): Promise<ApiKeyPrincipal | null | typeof NOT_LOOKED_UP>;
+  async function authenticate(token: string, mayLookUp?: () => boolean): Promise<ApiKeyPrincipal | null | typeof NOT_LOOKED_UP> {
+    const at = now();
+    const kept = heldAt(token, at.getTime());
+    if (kept !== undefined) {
+      // The common request: a held key whose last use is noted waits for nothing.
+      if (kept && !useIsNoted(kept.keyId, at.getTime())) await noteUse(kept.keyId, at);
+      return kept;
+    }
+    const known = held.delete(token);
+    const publicId = publicIdOf(token);
+    if (publicId === undefined) return null;
+    if (!known && mayLookUp?.() === false) return NOT_LOOKED_UP;
+    const key = await records.findByPublicId(publicId);
+    if (!key || key.revokedAt !== null || !tokenMatchesHash(token, key.secretHash)) return null;
+    if (key.expiresAt !== null && key.expiresAt <= at) return null;
+    // A rotated-in key's first use says the app now holds it: one process wins the write and records it.
+    if (key.rotatedFrom !== null && key.lastUsedAt === null && !lastUseWritten.has(key.id)) {
+      lastUseWritten.set(key.id, at.getTime());
+      if (await records.recordFirstUse(key.id, at)) {
+        await record({ at, event: 'first_use', keyId: key.id, keyName: key.name, detail: `first use since it replaced key ${key.rotatedFrom}` });
+      }
+    } else {
+      await noteUse(key.id, at);
+    }
+    const principal = { keyId: key.id, name: key.name, scopes: scopesFromStored(key.scopes) };
+    hold(token, principal, key.expiresAt, at);
+    return principal;
+  }
 
   return {
     /** Creates a key and returns its token: the only moment the token exists outside a hash. */
@@ -240,48 +282,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
       return summarise({ ...key, revokedAt }, revokedAt);
     },
 
-    /**
-     * Whether this process has authenticated `token` and not forgotten it (one of its last
-     * MAX_HELD_KEYS): a key known good, whose row is read again only once its hold is over, never
-     * a guess.
-     */
-    knows(token: string): boolean {
-      return held.has(token);
-    },
-
-    /**
-     * The principal behind a presented key, or null when it is unknown, malformed, revoked or
-     * expired. A key's row is read when the process first sees it and again once it has been held
-     * `holdMs`; an expiry is checked on every request. A key that is not well formed, or whose
-     * checksum fails, is refused without a read.
-     */
-    async authenticate(token: string): Promise<ApiKeyPrincipal | null> {
-      const at = now();
-      const kept = heldAt(token, at.getTime());
-      if (kept !== undefined) {
-        // The common request: a held key whose last use is noted waits for nothing.
-        if (kept && !useIsNoted(kept.keyId, at.getTime())) await noteUse(kept.keyId, at);
-        return kept;
-      }
-      held.delete(token);
-      const publicId = publicIdOf(token);
-      if (publicId === undefined) return null;
-      const key = await records.findByPublicId(publicId);
-      if (!key || key.revokedAt !== null || !tokenMatchesHash(token, key.secretHash)) return null;
-      if (key.expiresAt !== null && key.expiresAt <= at) return null;
-      // A rotated-in key's first use says the app now holds it: one process wins the write and records it.
-      if (key.rotatedFrom !== null && key.lastUsedAt === null && !lastUseWritten.has(key.id)) {
-        lastUseWritten.set(key.id, at.getTime());
-        if (await records.recordFirstUse(key.id, at)) {
-          await record({ at, event: 'first_use', keyId: key.id, keyName: key.name, detail: `first use since it replaced key ${key.rotatedFrom}` });
-        }
-      } else {
-        await noteUse(key.id, at);
-      }
-      const principal = { keyId: key.id, name: key.name, scopes: scopesFromStored(key.scopes) };
-      hold(token, principal, key.expiresAt, at);
-      return principal;
-    },
+    authenticate,
   };
 };
 export type ApiKeys = ReturnType<typeof createApiKeys>;

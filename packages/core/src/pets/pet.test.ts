@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { toErrorBody } from '../error-body.js';
+import type { NewPetRecord, PetRecord } from '../storage/database.js';
 import { GetPetParams, NewPet, Pet } from './pet.js';
 
 const valid = { name: 'Rex', categoryId: 1 };
@@ -95,5 +96,12 @@ describe('an id beyond the safe range, as the Error body reports it', () => {
   it.each(['9007199254740992', '99999999999999999999'])('gives one message for petId %s', (petId) => {
     const { error } = GetPetParams.safeParse({ petId });
     expect(toErrorBody(new TRPCError({ code: 'BAD_REQUEST', cause: error })).message).toBe('petId: Too big: expected number to be <=9007199254740991');
+  });
+});
+
+describe('the schemas and the store', () => {
+  it('describe exactly what the store keeps: neither changes without the other', () => {
+    expectTypeOf<Pet>().toEqualTypeOf<PetRecord>();
+    expectTypeOf<NewPet>().toEqualTypeOf<NewPetRecord>();
   });
 });

@@ -1,8 +1,7 @@
 import { z } from 'zod';
+import { PET_STATUSES } from '../storage/database.js';
 import { MAX_SAFE_ID, integerParam } from './integer-param.js';
 import { PAGE_SIZE } from './list/page-size.js';
-
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
 export const PetStatus = z
   .enum(PET_STATUSES)

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.js';
+import type { Database } from '../storage/database.js';
 import { openPostgresDatabase } from '../db/postgres/open-postgres-database.js';
 import { openSqliteDatabase } from '../db/sqlite/open-sqlite-database.js';
 import { createScratchPostgresDatabase } from './scratch-postgres.js';

@@ -1,5 +1,5 @@
 import { test as base } from 'vitest';
-import type { Database } from '../db/database.js';
+import type { Database } from '../storage/database.js';
 import type { Engine } from './engines.js';
 import { createScratchPostgresDatabase } from './scratch-postgres.js';
 import { skipWithout } from './sqlite-only.js';

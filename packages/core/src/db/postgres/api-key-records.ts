@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { ApiKeyRecords } from '../database.js';
+import type { ApiKeyRecords } from '../../storage/database.js';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import type { PostgresDrizzle } from './open-postgres-database.js';
+import type { PostgresDrizzle } from './drizzle-database.js';
 import type * as schema from './schema.js';
 import { apiKeyEvents, apiKeys } from './schema.js';
 

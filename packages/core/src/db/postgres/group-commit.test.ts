@@ -1,7 +1,7 @@
 import type { NewPet } from '../../pets/pet.js';
 import { expect } from 'vitest';
 import { it } from '../../testing/fixtures.js';
-import type { Database } from '../database.js';
+import type { Database } from '../../storage/database.js';
 import { openPostgresDatabase } from './open-postgres-database.js';
 
 const pet = (name: string): NewPet => ({ name, categoryId: 1, status: 'available' });

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { type NodePgDatabase, drizzle } from 'drizzle-orm/node-postgres';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import type { Database } from '../database.js';
+import type { Database } from '../../storage/database.js';
 import { type StatementObserver, observePostgresStatements } from '../statement-observer.js';
-import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../../storage/timeouts.js';
 import { createPostgresApiKeyRecords } from './api-key-records.js';
 import { createPostgresPetRecords } from './pet-records.js';
 import { openPipelinedReads } from './pipelined-reads.js';
@@ -29,7 +29,6 @@ const MIGRATION_LOCK = 7_046_233_001;
 const INT8_AS_NUMBER = new pg.TypeOverrides();
 INT8_AS_NUMBER.setTypeParser(pg.types.builtins.INT8, Number);
 
-export type PostgresDrizzle = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
 export interface PostgresOptions {
   /** Connections per instance. */

@@ -2,12 +2,12 @@ import { type Column, Placeholder, type SQL, eq, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
-import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
+import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../../storage/database.js';
 import { type FoundIdempotencyRecord, decideIdempotentCreate } from '../../pets/create/idempotency.js';
-import type { NewPet, Pet } from '../../pets/pet.js';
+import type { NewPetRecord as NewPet, PetRecord as Pet } from '../../storage/database.js';
 import { petPageQueries } from '../pet-page-queries.js';
 import { groupCommit } from '../group-commit.js';
-import type { PostgresDrizzle } from './open-postgres-database.js';
+import type { PostgresDrizzle } from './drizzle-database.js';
 import type * as schema from './schema.js';
 import { idempotencyKeys, pets } from './schema.js';
 

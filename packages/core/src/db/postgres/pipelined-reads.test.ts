@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, vi } from 'vitest';
 import type { Pet } from '../../pets/pet.js';
 import { it } from '../../testing/fixtures.js';
-import { isStorageUnavailable } from '../storage-unavailable.js';
+import { isStorageUnavailable } from '../../storage/storage-unavailable.js';
 import { openPostgresDatabase } from './open-postgres-database.js';
 import { READS_APPLICATION_NAME, READ_CONNECTIONS, openPipelinedReads } from './pipelined-reads.js';
 

@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { API_KEY_EVENTS } from '../../keys/events.js';
 import { ALL_SCOPES_STORED } from '../../keys/scopes.js';
-import { PET_STATUSES } from '../../pets/pet.js';
+import { API_KEY_EVENTS, PET_STATUSES } from '../../storage/database.js';
 
 // The same tables as ../sqlite/schema.ts, in PostgreSQL's types. Ids are bigint identities read
 // as JavaScript numbers: the service never hands out more than 2^53 - 1 of them.

@@ -1,8 +1,7 @@
 import { Socket } from 'node:net';
 import type pg from 'pg';
+import { STALLED_MESSAGE } from '../../storage/storage-unavailable.js';
 
-/** What a statement on a stalled connection fails with; storage-unavailable.ts reads it as a 503. */
-export const STALLED_MESSAGE = 'Query read timeout: no answer from PostgreSQL';
 
 /** pg's own flag, false from a statement's dispatch until the server says it is ready again; untyped in @types/pg. */
 type WithReadiness = pg.Client & { readyForQuery?: boolean };

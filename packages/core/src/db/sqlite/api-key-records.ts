@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import type { ApiKeyRecord, ApiKeyRecords, ApiKeyRotation } from '../database.js';
-import type { SqliteDrizzle } from './open-sqlite-database.js';
+import type { ApiKeyRecord, ApiKeyRecords, ApiKeyRotation } from '../../storage/database.js';
+import type { SqliteDrizzle } from './drizzle-database.js';
 import { apiKeyEvents, apiKeys } from './schema.js';
 
 /** The queries behind API keys; `sqlite-query-plans.test.ts` checks each uses an index. */

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import type { Database } from '../database.js';
+import type { Database } from '../../storage/database.js';
 import { type StatementObserver, observeSqliteStatements } from '../statement-observer.js';
-import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../../storage/timeouts.js';
 import { createSqliteApiKeyRecords } from './api-key-records.js';
 import { createSqlitePetRecords } from './pet-records.js';
 import * as schema from './schema.js';
@@ -68,4 +68,3 @@ export const openSqliteDatabase = (
   };
 };
 
-export type SqliteDrizzle = ReturnType<typeof drizzle<typeof schema>>;

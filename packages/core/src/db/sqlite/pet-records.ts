@@ -1,8 +1,8 @@
 import { type Column, type DriverValueEncoder, Param, Placeholder, and, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../database.js';
+import type { IdempotentCreate, IdempotentOutcome, PetRecords } from '../../storage/database.js';
 import { type FoundIdempotencyRecord, decideIdempotentCreate } from '../../pets/create/idempotency.js';
-import type { NewPet, Pet } from '../../pets/pet.js';
-import type { SqliteDrizzle } from './open-sqlite-database.js';
+import type { NewPetRecord as NewPet, PetRecord as Pet } from '../../storage/database.js';
+import type { SqliteDrizzle } from './drizzle-database.js';
 import { idempotencyKeys, pets } from './schema.js';
 import { afterReadyCallbacks, groupCommit } from '../group-commit.js';
 import { petPageQueries } from '../pet-page-queries.js';

@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { API_KEY_EVENTS } from '../../keys/events.js';
 import { ALL_SCOPES_STORED } from '../../keys/scopes.js';
-import { PET_STATUSES } from '../../pets/pet.js';
+import { API_KEY_EVENTS, PET_STATUSES } from '../../storage/database.js';
 
 const quotedStatuses = sql.raw(PET_STATUSES.map((status) => `'${status}'`).join(', '));
 

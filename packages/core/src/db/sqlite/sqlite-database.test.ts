@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../../storage/timeouts.js';
 import { SQLITE_PAGE_CACHE_KIB, configureConnection, openSqliteDatabase } from './open-sqlite-database.js';
 
 describe('SQLite file', () => {

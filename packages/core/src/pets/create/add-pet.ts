@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import type { PetRecords } from '../../db/database.js';
+import type { PetRecords } from '../../storage/database.js';
 import type { NewPet, Pet } from '../pet.js';
 import { IdempotencyKey, fingerprintOf } from './idempotency.js';
 

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { describe, expect } from 'vitest';
 import { addPet } from './add-pet.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+import { startIdempotencyPruning } from './idempotency-pruning.js';
 import { test } from '../../testing/fixtures.js';
 import { type DatabaseLocation, openDatabase } from '../../db/open-database.js';
 
@@ -58,10 +59,14 @@ const STORES = [
   },
 ];
 
-describe.each(STORES)('a $name database opened by openDatabase', (engine) => {
+describe.each(STORES)('a $name database, pruned as the service prunes it', (engine) => {
   const it = engine.test.extend('db', async ({ store }, { onCleanup }) => {
-    const db = await openDatabase({ ...store.location, pruneEveryMs: 25 });
-    onCleanup(() => db.close());
+    const db = await openDatabase(store.location);
+    const pruning = startIdempotencyPruning(db.pets, 25);
+    onCleanup(async () => {
+      await pruning.stop();
+      await db.close();
+    });
     await db.apiKeys.insert({ name: 'one', publicId: 'one000000000', secretHash: '00', createdAt: new Date(), expiresAt: null });
     return db;
   });

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { idempotencyRecordsExpireBefore } from './idempotency.js';
-import type { PetRecords } from '../../db/database.js';
+import type { PetRecords } from '../../storage/database.js';
 
 /** Records deleted per statement: a batch holds SQLite's write lock, or a connection, briefly. */
 export const PRUNE_BATCH = 100;

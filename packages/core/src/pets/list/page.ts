@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PetRecords } from '../../db/database.js';
+import type { PetRecords } from '../../storage/database.js';
 import { encodeCursor } from './cursor.js';
 import type { ListPetsInput } from './list-query.js';
 import { Pets } from '../pet.js';

@@ -1,5 +1,7 @@
 import { TRPCError, getTRPCErrorFromUnknown } from '@trpc/server';
-import { STALLED_MESSAGE } from './postgres/stalled-connections.js';
+
+/** What a statement on a stalled PostgreSQL connection fails with (db/postgres/stalled-connections.ts): a 503. */
+export const STALLED_MESSAGE = 'Query read timeout: no answer from PostgreSQL';
 
 /** Seconds a client is asked to wait (`Retry-After`) before trying again a request the database could not take. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5;

@@ -1,3 +1,5 @@
+import type { Chunk } from '../exchange/reply.js';
+
 /**
  * tRPC's JSON lines, the answer httpBatchStreamLink reads (@trpc/server's jsonl stream, decoded by
  * its `jsonlStreamConsumer`): a head line with an entry per call, `[[answer]]` for a call answered
@@ -6,11 +8,6 @@
  * an answer; its client resolves values and promises alike, so an answer that is ready needs none.
  */
 
-/** A piece of the body; `last`: nothing follows it. */
-export interface Piece {
-  text: string;
-  last: boolean;
-}
 
 const PROMISE = 0;
 const FULFILLED = 0;
@@ -25,7 +22,7 @@ const chunkLine = (index: number, answer: unknown) => `${JSON.stringify([index, 
  * the reader stops asking, the calls still running are no longer waited for. A call that fails
  * instead of answering fails the body.
  */
-export async function* jsonLines<T>(answers: readonly Promise<T>[], render: (answer: T) => unknown): AsyncGenerator<Piece, void, undefined> {
+export async function* jsonLines<T>(answers: readonly Promise<T>[], render: (answer: T) => unknown): AsyncGenerator<Chunk, void, undefined> {
   const rendered: unknown[] = [];
   const ready: number[] = [];
   // A call that failed instead of answering (the transports' calls never do): the body fails with it.

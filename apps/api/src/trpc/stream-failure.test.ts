@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { jsonlStreamConsumer } from '@trpc/server/unstable-core-do-not-import';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Exchange } from '../exchange/exchange.js';
-import type { CallOutcome } from '../exchange/reply.js';
-import { createDoor } from './front-door.js';
-import { sendReply } from './send-reply.js';
+import { createDoor, openExchange } from '../front-door/front-door.js';
+import { writeReply } from '../front-door/write-reply.js';
+import { type CallOutcome, streamReply } from './replies.js';
 
 /**
  * A streamed batch whose body fails after its head went out: the writer ends the response as
@@ -24,9 +23,10 @@ const serve = async (stream: () => Promise<CallOutcome>[], logged: Record<string
   const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
   const door = createDoor(logger, 30_000);
   const server = createServer((req, res) => {
-    const exchange = new Exchange(req, res, door);
-    exchange.errorFormat = 'trpc';
-    sendReply(exchange, { stream: stream() });
+    const exchange = openExchange(req, res, door);
+    void streamReply(exchange, stream(), []).then((reply) => {
+      writeReply(exchange, reply);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);

@@ -1,5 +1,24 @@
-import type { ApiKeyEventName } from '../keys/events.js';
-import type { NewPet, Pet, PetStatus } from '../pets/pet.js';
+/** The availability an animal is stored with (the interface's PetStatus). */
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+export type PetStatusValue = (typeof PET_STATUSES)[number];
+
+/** An animal as the store keeps it; the domain's `Pet` schema describes exactly this (pets/pet.test.ts). */
+export interface PetRecord {
+  id: number;
+  name: string;
+  categoryId: number;
+  status: PetStatusValue;
+}
+
+/** An animal to store: all but its id, which the store assigns. */
+export type NewPetRecord = Omit<PetRecord, 'id'>;
+
+/**
+ * What the audit trail records: a key created, rotated (the entry names the new key and the one it
+ * replaced), revoked, and a rotated-in key's first use, which shows the app now holds the new key.
+ */
+export const API_KEY_EVENTS = ['created', 'rotated', 'revoked', 'first_use'] as const;
+export type ApiKeyEventName = (typeof API_KEY_EVENTS)[number];
 
 /**
  * Everything the procedures need from storage. Each SQL engine implements it once; the procedures
@@ -26,7 +45,7 @@ export interface PoolUse {
 export interface PetPageQuery {
   /** Only animals with a greater id; 0 for the first page. */
   afterId: number;
-  status?: PetStatus | undefined;
+  status?: PetStatusValue | undefined;
   /** At most this many animals, by ascending id. */
   take: number;
 }
@@ -42,25 +61,25 @@ export interface IdempotentCreate {
 }
 
 export type IdempotentOutcome =
-  | { outcome: 'created' | 'replayed'; pet: Pet }
+  | { outcome: 'created' | 'replayed'; pet: PetRecord }
   | { outcome: 'mismatch' };
 
 export interface PetRecords {
-  page(query: PetPageQuery): Promise<Pet[]>;
+  page(query: PetPageQuery): Promise<PetRecord[]>;
   /** `signal`: aborted when the caller has gone; a create not yet sent to the database then never is. */
-  insert(pet: NewPet, signal?: AbortSignal): Promise<Pet>;
+  insert(pet: NewPetRecord, signal?: AbortSignal): Promise<PetRecord>;
   /**
    * Inserts the animal and the key's record in one transaction, unless the key already created
    * one within the window (`decideIdempotentCreate` decides): of concurrent or repeated requests
    * with the same key, on any instance, exactly one creates and the others wait for it and replay.
    */
-  insertOnce(pet: NewPet, once: IdempotentCreate, signal?: AbortSignal): Promise<IdempotentOutcome>;
+  insertOnce(pet: NewPetRecord, once: IdempotentCreate, signal?: AbortSignal): Promise<IdempotentOutcome>;
   /**
    * Deletes at most `limit` idempotency records made before `before`, oldest first, without
    * waiting for rows a request is writing; returns how many it deleted.
    */
   deleteExpiredIdempotencyRecords(before: Date, limit: number): Promise<number>;
-  findById(id: number): Promise<Pet | undefined>;
+  findById(id: number): Promise<PetRecord | undefined>;
 }
 
 export interface ApiKeyRecord {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../settings/logger.js';
-import { createAccessLog } from './send-reply.js';
+import { createAccessLog } from './access-line.js';
 
 const collected = () => {
   const lines: string[] = [];

@@ -1,0 +1,29 @@
+import { toTrpcError } from '@petstore/core';
+import { TRPCError } from '@trpc/server';
+import { type Exchange, logOf } from './exchange.js';
+
+/** How much of a request's path an error message quotes back. */
+const MAX_ECHOED_PATH = 200;
+
+const pathOf = (url: string | undefined) => {
+  const path = (url ?? '/').split('?', 1)[0] ?? '';
+  return path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
+};
+
+/** 404 for a path nobody serves, quoting (the start of) the path, never its query. */
+export const nothingAt = (method: string | undefined, url: string | undefined): TRPCError =>
+  new TRPCError({ code: 'NOT_FOUND', message: `There is nothing at ${method ?? 'GET'} ${pathOf(url)}.` });
+
+/** 405; its answer carries `Allow` (RFC 9110), the methods the path takes. */
+export const methodNotAllowed = (method: string | undefined, url: string | undefined, allow: string): TRPCError =>
+  new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${method ?? 'GET'} is not supported on ${pathOf(url)}; use ${allow}.` });
+
+/**
+ * Any error as the TRPCError it is answered with, whatever the format: an unavailable database is
+ * a 503, anything unknown a crash (500), whose cause is logged and never sent.
+ */
+export const answeredError = (exchange: Exchange, cause: unknown): TRPCError => {
+  const error = toTrpcError(cause);
+  if (error.code === 'INTERNAL_SERVER_ERROR') logOf(exchange).error({ err: error.cause ?? error }, 'request failed');
+  return error;
+};

@@ -1,0 +1,45 @@
+import { toTrpcErrorShape } from '@petstore/core';
+import { getHTTPStatusCode } from '@trpc/server/http';
+import type { Exchange, FlatHeaders } from '../exchange/exchange.js';
+import { answeredError } from '../exchange/failure.js';
+import type { Reply } from '../exchange/reply.js';
+import { jsonLines } from './json-lines.js';
+
+/** tRPC answers every request with this, so a cache keeps streamed and plain answers apart. */
+const TRPC_VARY = ['Vary', 'trpc-accept, accept'];
+
+/** One call's outcome on `/trpc`: its result, or its failure. */
+export type CallOutcome = { data: unknown } | { error: unknown };
+
+/** One call's answer in tRPC's envelope. */
+const envelopeOf = (exchange: Exchange, outcome: CallOutcome) =>
+  'data' in outcome ? { result: { data: outcome.data } } : { error: toTrpcErrorShape(answeredError(exchange, outcome.error)) };
+
+/** A refusal or failure of the whole request: one envelope, its status the error's. */
+export const trpcRefusal = (exchange: Exchange, cause: unknown, headers: FlatHeaders = []): Reply => {
+  const error = toTrpcErrorShape(answeredError(exchange, cause));
+  return { kind: 'body', status: error.data.httpStatus, headers: [...headers, ...TRPC_VARY], body: JSON.stringify({ error }) };
+};
+
+/** tRPC's answer to its calls: one envelope each (a list for a batch), the status by tRPC's own rule (207 when they differ). */
+export const callsReply = (exchange: Exchange, calls: CallOutcome[], batch: boolean, headers: FlatHeaders): Reply => {
+  const items = calls.map((outcome) => envelopeOf(exchange, outcome));
+  const json = batch ? items : items[0];
+  if (json === undefined) throw new Error('a tRPC answer needs at least one call');
+  return { kind: 'body', status: getHTTPStatusCode(json), headers: [...headers, ...TRPC_VARY], body: JSON.stringify(json) };
+};
+
+/**
+ * A streamed batch, as tRPC's JSON lines: the head once this turn is over (a failure before it
+ * is the request's refusal), then each call's line as soon as it is answered.
+ */
+export const streamReply = async (exchange: Exchange, answers: Promise<CallOutcome>[], headers: FlatHeaders): Promise<Reply> => {
+  const pieces = jsonLines(answers, (outcome) => envelopeOf(exchange, outcome));
+  try {
+    const head = await pieces.next();
+    if (head.done) throw new Error('a streamed tRPC answer has a head');
+    return { kind: 'chunked', status: 200, headers: [...headers, ...TRPC_VARY], first: head.value, rest: pieces };
+  } catch (error) {
+    return trpcRefusal(exchange, error, headers);
+  }
+};
