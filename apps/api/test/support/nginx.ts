@@ -4,7 +4,6 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { refuseWithout } from '@petstore/core/testing';
 import { spawnCommand } from './processes.js';
 import { freePort } from './redis-server.js';
 
@@ -45,6 +44,8 @@ export interface ProxiedRequest {
   /** Every upstream tried, in order: two when nginx passed the request on. */
   upstreams: string[];
   upstreamStatuses: string[];
+  /** Per upstream tried: 0 when it refused the connection, more once the request went out. */
+  upstreamBytesSent: number[];
   idempotencyKey: string;
   /** The last instance answered a create from its idempotency record: an earlier attempt had committed it. */
   replayed: boolean;
@@ -71,7 +72,7 @@ error_log ${folder}/error.log warn;
 events { worker_connections 1024; }
 http {
   keepalive_timeout 65;
-  log_format proxied escape=json '{"method":"$request_method","status":$status,"upstreams":"$upstream_addr","upstreamStatuses":"$upstream_status","idempotencyKey":"$http_idempotency_key","replayed":"$upstream_http_idempotent_replayed"}';
+  log_format proxied escape=json '{"method":"$request_method","status":$status,"upstreams":"$upstream_addr","upstreamStatuses":"$upstream_status","upstreamBytesSent":"$upstream_bytes_sent","idempotencyKey":"$http_idempotency_key","replayed":"$upstream_http_idempotent_replayed"}';
   access_log ${folder}/access.log proxied;
   client_body_temp_path ${folder}/body;
   proxy_temp_path ${folder}/proxy;
@@ -103,9 +104,9 @@ const readOr = (path: string) => {
 };
 
 const parseLine = (line: string): ProxiedRequest => {
-  const raw = JSON.parse(line) as { method: string; status: number; upstreams: string; upstreamStatuses: string; idempotencyKey: string; replayed: string };
+  const raw = JSON.parse(line) as { method: string; status: number; upstreams: string; upstreamStatuses: string; upstreamBytesSent: string; idempotencyKey: string; replayed: string };
   const list = (value: string) => (value === '' ? [] : value.split(/\s*[,:]\s+/).filter((entry) => entry !== ''));
-  return { ...raw, upstreams: list(raw.upstreams), upstreamStatuses: list(raw.upstreamStatuses), replayed: raw.replayed === 'true' };
+  return { ...raw, upstreams: list(raw.upstreams), upstreamStatuses: list(raw.upstreamStatuses), upstreamBytesSent: list(raw.upstreamBytesSent).map(Number), replayed: raw.replayed === 'true' };
 };
 
 /**
@@ -113,7 +114,6 @@ const parseLine = (line: string): ProxiedRequest => {
  * nginx image includes deploy/nginx.conf) inside a main configuration of its own, from a temporary folder.
  */
 export const startNginx = async (upstreams: string[], shipped: string): Promise<RunningNginx> => {
-  refuseWithout('nginx');
   const binary = nginxBinary();
   if (binary === undefined) throw new Error('nginx is not installed: this test runs the shipped deploy/nginx.conf (apt-get install nginx-light; .ci/run does).');
   const folder = mkdtempSync(join(tmpdir(), 'petstore-nginx-'));
