@@ -122,22 +122,27 @@ describe('the shipped deployment behind nginx', () => {
 
   it('answers every request 2xx while the instances restart one after the other', async () => {
     const load = keepAliveLoad({ url: nginx.url, apiKey, clients: CLIENTS, run: 'rolling', ...LOAD_BOUNDS });
-    await sleep(STEADY_MS);
-    const restarts: { exitedMs: number; readyMs: number }[] = [];
-    for (const slot of [0, 1]) {
-      const signalledAt = performance.now();
-      expect(await instances[slot]?.stop()).toBe(0);
-      const exitedMs = Math.round(performance.now() - signalledAt);
-      await startOn(slot);
-      await ready(slot);
-      restarts.push({ exitedMs, readyMs: Math.round(performance.now() - signalledAt) });
+    const restarts: { exitCode: number | null | undefined; exitedMs: number; readyMs: number }[] = [];
+    try {
+      await sleep(STEADY_MS);
+      for (const slot of [0, 1]) {
+        const signalledAt = performance.now();
+        const exitCode = await instances[slot]?.stop();
+        const exitedMs = Math.round(performance.now() - signalledAt);
+        await startOn(slot);
+        await ready(slot);
+        restarts.push({ exitCode, exitedMs, readyMs: Math.round(performance.now() - signalledAt) });
+      }
+      await sleep(STEADY_MS);
+    } finally {
+      await load.finish();
     }
-    await sleep(STEADY_MS);
-    const sent = await load.finish();
+    const { sent } = load;
     const notOk = sent.filter((request) => !isSuccess(request));
     figures.rollingRestart = { ...figuresOf(sent), restarts, passedOn: passedOn(), noLiveUpstreams: noLiveUpstreams() };
     console.log(`rolling restart through nginx: ${JSON.stringify(figures.rollingRestart)}`);
     expect(notOk.map(({ method, outcome }) => ({ method, outcome: outcome.kind === 'answered' ? outcome.status : outcome.code }))).toEqual([]);
+    expect(restarts.map(({ exitCode }) => exitCode)).toEqual([0, 0]);
   }, 90_000);
 
   it('answers every GET, and every create of the typed client once, when an instance is killed', async () => {
@@ -146,20 +151,25 @@ describe('the shipped deployment behind nginx', () => {
     const names: string[] = [];
     const failures: string[] = [];
     let creating = true;
+    const deadline = performance.now() + LOAD_BOUNDS.maxMs;
     const creator = async (client: number) => {
-      for (let turn = 0; creating && turn < LOAD_BOUNDS.maxRequests / CLIENTS; turn++) {
+      for (let turn = 0; creating && turn < LOAD_BOUNDS.maxRequests / CLIENTS && performance.now() < deadline; turn++) {
         const name = `typed ${String(client)}/${String(turn)}`;
         names.push(name);
         await petstore.createPet.mutate({ name, categoryId: 1 + (turn % 9) }).catch((error: unknown) => failures.push(`${name}: ${String(error)}`));
       }
     };
     const creators = Promise.all(Array.from({ length: CLIENTS / 2 }, (_, client) => creator(client)));
-    await sleep(STEADY_MS);
-    await instances[0]?.kill();
-    await sleep(STEADY_MS);
-    creating = false;
-    await creators;
-    const sent = await reads.finish();
+    try {
+      await sleep(STEADY_MS);
+      await instances[0]?.kill();
+      await sleep(STEADY_MS);
+    } finally {
+      creating = false;
+      await creators;
+      await reads.finish();
+    }
+    const sent = reads.sent;
     await startOn(0);
     await ready(0);
 
@@ -182,14 +192,20 @@ describe('the shipped deployment behind nginx', () => {
 
   it('answers only 503 with Retry-After while PostgreSQL restarts, 2xx soon after, and loses no acknowledged create', async () => {
     const load = keepAliveLoad({ url: nginx.url, apiKey, clients: CLIENTS, run: 'postgres', ...LOAD_BOUNDS });
-    await sleep(STEADY_MS);
-    const stoppingAt = performance.now();
-    await postgres.stop();
-    await sleep(AWAY_MS);
-    await postgres.start();
-    const backAt = performance.now();
-    await sleep(RECOVERY_MS + STEADY_MS);
-    const sent = await load.finish();
+    let stoppingAt: number;
+    let backAt: number;
+    try {
+      await sleep(STEADY_MS);
+      stoppingAt = performance.now();
+      await postgres.stop();
+      await sleep(AWAY_MS);
+      await postgres.start();
+      backAt = performance.now();
+      await sleep(RECOVERY_MS + STEADY_MS);
+    } finally {
+      await load.finish();
+    }
+    const { sent } = load;
 
     const notOk = sent.filter((request) => !isSuccess(request));
     const unlike503 = notOk.filter(({ outcome }) => outcome.kind !== 'answered' || outcome.status !== 503 || !/^[1-9][0-9]*$/.test(String(outcome.headers['retry-after'])));
@@ -214,15 +230,20 @@ describe('the shipped deployment behind nginx', () => {
 
   it('answers no 5xx while Redis restarts, each instance counting on its own meanwhile', async () => {
     const load = keepAliveLoad({ url: nginx.url, apiKey, clients: CLIENTS, run: 'redis', ...LOAD_BOUNDS });
-    await sleep(STEADY_MS);
-    await redis.kill();
-    await until(async () => (await readiness(0)).body.degraded?.includes('redis') === true, 'degraded');
-    const degraded = await Promise.all([0, 1].map(readiness));
-    await sleep(AWAY_MS);
-    await redis.restart();
-    await until(async () => (await Promise.all([0, 1].map(readiness))).every(({ body }) => body.degraded?.length === 0), 'back on Redis');
-    await sleep(STEADY_MS);
-    const sent = await load.finish();
+    let degraded: Awaited<ReturnType<typeof readiness>>[];
+    try {
+      await sleep(STEADY_MS);
+      await redis.kill();
+      await until(async () => (await readiness(0)).body.degraded?.includes('redis') === true, 'degraded');
+      degraded = await Promise.all([0, 1].map(readiness));
+      await sleep(AWAY_MS);
+      await redis.restart();
+      await until(async () => (await Promise.all([0, 1].map(readiness))).every(({ body }) => body.degraded?.length === 0), 'back on Redis');
+      await sleep(STEADY_MS);
+    } finally {
+      await load.finish();
+    }
+    const { sent } = load;
     const notOk = sent.filter((request) => !isSuccess(request));
     figures.redisRestart = { ...figuresOf(sent), readinessWhileAway: degraded, noLiveUpstreams: noLiveUpstreams() };
     console.log(`Redis restart through nginx: ${JSON.stringify(figures.redisRestart)}`);
