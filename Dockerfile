@@ -18,6 +18,6 @@ COPY --from=build /service .
 RUN mkdir /data && chown node:node /data
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=3 CMD node -e "fetch('http://127.0.0.1:3000/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # The same command as `pnpm start` (apps/api/package.json); a test keeps the two equal.
 CMD ["node", "--max-old-space-size=128", "--max-semi-space-size=4", "dist/main.js"]

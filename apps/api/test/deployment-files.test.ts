@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { readConfig } from '../src/settings/config.js';
+import { SETTINGS, readConfig } from '../src/settings/config.js';
 import { API_ROOT, REPO_ROOT } from './support/processes.js';
 
 // What can be checked of the production files without a Docker engine: that they parse, agree
@@ -15,6 +16,9 @@ interface ComposeService {
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
+  healthcheck?: { test: string[]; interval: string; timeout: string; start_period: string; retries: number };
+  stop_grace_period?: string;
+  depends_on?: Record<string, { condition: string }>;
 }
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> };
 const dockerfile = read('Dockerfile');
@@ -79,5 +83,112 @@ describe('docker-compose.yml', () => {
     expect(balancer?.volumes).toContain('./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro');
     const upstreams = [...read('deploy', 'nginx.conf').matchAll(/^\s*server (\S+):(\d+)/gm)].map((match) => `${match[1] ?? ''}:${match[2] ?? ''}`);
     expect(upstreams).toEqual(apis.map(([name]) => `${name}:3000`));
+  });
+});
+
+/** A Docker duration (`15s`, `1m30s`, `500ms`) in milliseconds. */
+const milliseconds = (duration: string | undefined) => {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1 };
+  const parts = [...(duration ?? '').matchAll(/(\d+)(ms|h|m|s)/g)];
+  if (parts.map(([part]) => part).join('') !== duration) throw new Error(`not a Docker duration: ${String(duration)}`);
+  return parts.reduce((sum, [, count, unit]) => sum + Number(count) * (units[unit ?? ''] ?? Number.NaN), 0);
+};
+const nginxConf = read('deploy', 'nginx.conf');
+/** The body of nginx's `block` (`upstream petstore`, `location @idempotent`), one level of braces deep. */
+const nginxBlock = (block: string) => new RegExp(`${block} \\{([^}]*)\\}`).exec(nginxConf)?.[1] ?? '';
+const operating = read('docs', 'operating.md');
+const rollingUpdates = operating.slice(operating.indexOf('## Rolling updates'));
+/** The variables the stop is made of, by the names the service reads. */
+const STOP = [SETTINGS.shutdownDelayMs.variable, SETTINGS.shutdownGraceMs.variable];
+
+describe('a rolling update with docker-compose.yml', () => {
+  const apis = Object.entries(compose.services).filter(([, service]) => service.build === '.');
+  const balancer = compose.services['load-balancer'];
+
+  it("checks each instance's /readyz with the Dockerfile's own health check", () => {
+    const [options = '', command = ''] = instruction('HEALTHCHECK').at(-1)?.split(' CMD ') ?? [];
+    const script = /^node -e "(.*)"$/.exec(command)?.[1];
+    expect(script).toContain("'http://127.0.0.1:3000/readyz'");
+    const option = (name: string) => new RegExp(`--${name}=(\\S+)`).exec(options)?.[1];
+    for (const [, { healthcheck }] of apis) {
+      expect(healthcheck?.test).toEqual(['CMD', 'node', '-e', script]);
+      expect([healthcheck?.interval, healthcheck?.timeout, healthcheck?.start_period, String(healthcheck?.retries)]).toEqual([
+        option('interval'),
+        option('timeout'),
+        option('start-period'),
+        option('retries'),
+      ]);
+    }
+  });
+
+  it('starts nginx once both instances are healthy', () => {
+    expect(balancer?.depends_on).toEqual(Object.fromEntries(apis.map(([name]) => [name, { condition: 'service_healthy' }])));
+  });
+
+  it("lets each instance's stop run its whole course before Docker kills it", () => {
+    for (const [, service] of apis) {
+      const { shutdownDelayMs, shutdownGraceMs } = readConfig(service.environment ?? {});
+      expect(milliseconds(service.stop_grace_period)).toBeGreaterThan(shutdownDelayMs + shutdownGraceMs);
+    }
+    for (const variable of STOP) expect(rollingUpdates).toContain(`\`${variable}\``);
+  });
+
+  it('is given in docs/operating.md for each instance in turn, nginx reloaded after each', () => {
+    const commands = /```sh\n([^`]*)```/.exec(rollingUpdates)?.[1] ?? '';
+    expect(commands).toContain(`for api in ${apis.map(([name]) => name).join(' ')}; do`);
+    expect(commands).toContain('up -d --no-deps --wait "$api"');
+    expect(commands).toContain('exec load-balancer nginx -s reload');
+  });
+});
+
+describe('deploy/nginx.conf', () => {
+  it('passes over an instance that refuses connections without marking it failed, which left no instance for a rolling restart', () => {
+    const servers = [...nginxBlock('upstream petstore').matchAll(/^\s*server (.*);$/gm)].map((match) => match[1] ?? '');
+    expect(servers.length).toBeGreaterThan(1);
+    for (const server of servers) expect(server).toMatch(/ max_fails=0(\s|$)/);
+  });
+
+  it("closes its idle connections to an instance before Node would (the service keeps Node's keep-alive timeout)", () => {
+    const server = createServer();
+    const seconds = Number(/^\s*keepalive_timeout (\d+)s;$/m.exec(nginxBlock('upstream petstore'))?.[1]);
+    expect(seconds * 1_000).toBeLessThan(server.keepAliveTimeout);
+    expect(read('apps', 'api', 'src', 'server.ts')).not.toMatch(/keepAliveTimeout/);
+  });
+
+  it('sends a request twice only when it is a read, or a POST carrying an Idempotency-Key', () => {
+    const retried = [...nginxConf.matchAll(/proxy_next_upstream ([^;]*);/g)].map((match) => match[1]);
+    expect(retried).toEqual(['error timeout', 'error timeout non_idempotent']);
+    expect(nginxBlock('location @idempotent')).toContain('non_idempotent');
+    expect(nginxConf).toMatch(/map "\$request_method \$http_idempotency_key" \$petstore_idempotent_post \{\s*"~\^POST \." 1;\s*default 0;\s*\}/);
+  });
+});
+
+describe('a rolling update on Kubernetes, as docs/operating.md gives it', () => {
+  interface Deployment {
+    spec: {
+      strategy: { rollingUpdate: { maxUnavailable: number; maxSurge: number } };
+      template: {
+        spec: {
+          terminationGracePeriodSeconds: number;
+          containers: { env: { name: string; value: string }[]; readinessProbe: { httpGet: { path: string; port: number } } }[];
+        };
+      };
+    };
+  }
+  const deployment = parse(/```yaml\n([^`]*)```/.exec(rollingUpdates)?.[1] ?? '') as Deployment;
+  const { template, strategy } = deployment.spec;
+  const [container] = template.spec.containers;
+  const environment = Object.fromEntries((container?.env ?? []).map(({ name, value }) => [name, value]));
+
+  it('waits for /readyz, and stops an old pod only once a new one is ready', () => {
+    expect(container?.readinessProbe.httpGet).toEqual({ path: '/readyz', port: Number(/PORT=(\d+)/.exec(instruction('ENV').join(' '))?.[1]) });
+    expect(strategy.rollingUpdate).toEqual({ maxUnavailable: 0, maxSurge: 1 });
+  });
+
+  it('serves on after the signal while the endpoints learn of it, and stops before the kubelet kills it', () => {
+    const { shutdownDelayMs, shutdownGraceMs } = readConfig(environment);
+    expect(Object.keys(environment)).toEqual([SETTINGS.shutdownDelayMs.variable]);
+    expect(shutdownDelayMs).toBeGreaterThan(0);
+    expect(template.spec.terminationGracePeriodSeconds * 1_000).toBeGreaterThan(shutdownDelayMs + shutdownGraceMs);
   });
 });

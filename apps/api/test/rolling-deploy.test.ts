@@ -1,8 +1,9 @@
-import { Agent, type IncomingHttpHeaders, request } from 'node:http';
+import { Agent } from 'node:http';
 import { type Socket, connect } from 'node:net';
 import type { Pet } from '@petstore/core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type TestStorage, createTestStorage, nextPageLink } from '../src/testing/index.js';
+import { type Outcome, send } from './support/keep-alive-load.js';
 import { spawnEntry, waitForOutput } from './support/processes.js';
 
 /**
@@ -13,10 +14,6 @@ import { spawnEntry, waitForOutput } from './support/processes.js';
 
 const CLIENTS = 32;
 const LOAD_BEFORE_SIGNAL_MS = 1_500;
-
-type Outcome =
-  | { kind: 'answered'; status: number; body: string; headers: IncomingHttpHeaders }
-  | { kind: 'failed'; code: string | undefined };
 
 /** A process of the service, with what it printed and when it exited. */
 const startService = async (storage: TestStorage, env: Record<string, string> = {}) => {
@@ -43,20 +40,6 @@ const startService = async (storage: TestStorage, env: Record<string, string> = 
     },
   };
 };
-
-const send = (agent: Agent | false, url: string, key: string, id: string, method: string, path: string, body?: string) =>
-  new Promise<Outcome>((resolve) => {
-    const headers: Record<string, string> = { Authorization: `Bearer ${key}`, 'X-Request-Id': id };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const req = request(`${url}${path}`, { method, agent, headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => { resolve({ kind: 'answered', status: res.statusCode ?? 0, body: text, headers: res.headers }); });
-      res.on('error', (error: NodeJS.ErrnoException) => { resolve({ kind: 'failed', code: error.code }); });
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => { resolve({ kind: 'failed', code: error.code }); });
-    req.end(body);
-  });
 
 const storedPets = async (url: string, key: string) => {
   const stored = new Map<number, Pet>();
