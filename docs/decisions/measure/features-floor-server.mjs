@@ -27,7 +27,7 @@ const { z } = benchRequire('zod');
 const { GetPetParams } = await import(new URL('../../../packages/core/dist/index.js', import.meta.url).href);
 // The service's own logger and access line, from its build.
 const { createLogger } = await import(new URL('../../../apps/api/dist/settings/logger.js', import.meta.url).href);
-const { createAccessLog } = await import(new URL('../../../apps/api/dist/front-door/send-reply.js', import.meta.url).href);
+const { createAccessLog } = await import(new URL('../../../apps/api/dist/front-door/access-line.js', import.meta.url).href);
 
 const { readConfig, startServer } = await import(new URL('../../../apps/api/dist/index.js', import.meta.url).href);
 const { seedDatabase } = await import(new URL('../../../bench/dist/seed.js', import.meta.url).href);
