@@ -32,6 +32,7 @@ import {
   fastestPeer,
   postgresVerdicts,
   ratiosToReferences,
+  memoryVerdicts,
   streamVerdicts,
   verdicts,
 } from './verdicts.js';
@@ -109,6 +110,11 @@ try {
   const barePostgres = postgresForBaseline
     ? await startTarget('bare-pg', { database: { url: postgresForBaseline.url }, apiKey: postgresForBaseline.apiKey })
     : undefined;
+  // Each server's RSS once started, every one of them idle: what it holds before any request.
+  const idleRssMiB = new Map(
+    [service, bare, ...(onPostgres ? [onPostgres] : []), ...(barePostgres ? [barePostgres] : [])].map((server) => [server, Math.round(server.rssMiB())]),
+  );
+  const memoryOf = (server: TargetProcess) => ({ idleMiB: idleRssMiB.get(server) ?? Number.NaN, peakMiB: Math.round(server.peakRssMiB()) });
   const rest = (scenario: Scenario) => scenario.rest;
   // The ways of calling the service, by the name of their target.
   const calls: Record<string, Pick<Target, 'request' | 'callsPerRequest'>> = {
@@ -227,6 +233,10 @@ try {
     [BASELINE]: Math.round(bare.peakRssMiB()),
     ...(barePostgres && { [BASELINE_POSTGRES]: Math.round(barePostgres.peakRssMiB()) }),
   };
+  const memory = {
+    sqlite: { service: memoryOf(service), bare: memoryOf(bare) },
+    ...(onPostgres && barePostgres && { postgres: { service: memoryOf(onPostgres), bare: memoryOf(barePostgres) } }),
+  };
   const servers = [
     service,
     ...(before ? [before] : []),
@@ -246,8 +256,11 @@ try {
   console.log(`Ratios are medians of per-round ratios of calls/s. Fastest peer: ${Object.keys(samples).map((scenario) => `${scenario} → ${fastestPeer(samples, scenario)}`).join('; ')}.`);
   if (!settings.postgres) console.log(`PostgreSQL targets not run (${BENCH_VARIABLES.postgres}=1 adds them).`);
   console.log('Peak RSS (MiB):', peakRssMiB);
+  console.log('The service against the bare server, idle and at its peak (MiB):', memory);
   const checks = [
-    ...verdicts(samples, Math.max(peakRssMiB['apps/api'], peakRssMiB['apps/api, PostgreSQL'] ?? 0)),
+    ...verdicts(samples),
+    ...memoryVerdicts('SQLite', memory.sqlite.service, memory.sqlite.bare),
+    ...(memory.postgres ? memoryVerdicts('PostgreSQL', memory.postgres.service, memory.postgres.bare) : []),
     ...streamVerdicts(samples, rows),
     ...(before ? beforeVerdicts(samples) : []),
     ...(settings.postgres ? postgresVerdicts(samples) : []),
@@ -255,7 +268,7 @@ try {
   for (const check of checks) console.log(`${check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figures}`);
 
   mkdirSync(RESULTS, { recursive: true });
-  const report = { date: new Date().toISOString(), node: process.version, seeded: SEEDED, settings, peakRssMiB, rows, targets: checks, samples };
+  const report = { date: new Date().toISOString(), node: process.version, seeded: SEEDED, settings, peakRssMiB, memory, rows, targets: checks, samples };
   writeFileSync(join(RESULTS, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(RESULTS, 'bench.svg'), barChart(rows));
   console.log('Wrote bench/results/bench.json and bench/results/bench.svg');

@@ -46,7 +46,7 @@ const rotatingId = (seeded: number) => {
 export const GET_BY_ID = 'get by id';
 
 /** The scenario whose page of 100 animals costs more than the call around it. */
-const PAGE_OF_100 = 'list status=available limit=100';
+export const PAGE_OF_100 = 'list status=available limit=100';
 /**
  * Whether a batch must beat REST per call in this scenario: batching saves each call's HTTP round,
  * which a page of 100 animals dwarfs, so that scenario's batch is reported, not targeted.

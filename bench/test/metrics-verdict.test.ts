@@ -17,7 +17,7 @@ const metricsVerdict = (alternating: { without: number[]; with: number[] }, toge
       [`${REST_WITH_METRICS}${TOGETHER}`]: rounds(together.with),
     },
   };
-  const verdict = verdicts(samples, 90).find((candidate) => candidate.target.startsWith(REST_WITH_METRICS));
+  const verdict = verdicts(samples).find((candidate) => candidate.target.startsWith(REST_WITH_METRICS));
   if (!verdict) throw new Error('no metrics verdict');
   return verdict;
 };
