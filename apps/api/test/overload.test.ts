@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect } from 'vitest';
 import { OVERLOAD_RETRY_AFTER_SECONDS, OVERLOAD_WINDOW_MS } from '../src/front-door/overload.js';
+import { DEFAULT_OVERLOAD_DELAY_MS } from '../src/settings/config.js';
 import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 
@@ -42,8 +43,10 @@ describe('an overloaded event loop', () => {
     expect((await call(running, '/readyz', { key: null })).status).toBe(200);
   });
 
+  // At the threshold the service ships with: 40 ms, the first test's, is crossed by a machine busy
+  // with the other suites as much as by the burst.
   it('is never refused while the loop keeps up', async ({ startServer }) => {
-    const running = await startServer({ OVERLOAD_DELAY_MS: '40' });
+    const running = await startServer({ OVERLOAD_DELAY_MS: String(DEFAULT_OVERLOAD_DELAY_MS) });
     const answers = await Promise.all(Array.from({ length: 200 }, () => call(running, '/v1/pets?limit=1')));
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
   });
