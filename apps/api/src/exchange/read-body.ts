@@ -25,10 +25,35 @@ const tooLarge = () => new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The 
 
 type Read = Buffer | 'too-large' | 'too-dense' | 'too-slow' | 'broken';
 
+/** How often the bodies still arriving are looked at: a body is refused at most this late past its bound. */
+export const SLOW_BODY_CHECK_EVERY_MS = 250;
+
+/**
+ * The bodies still arriving, each with the moment it must have arrived by, looked at by one timer
+ * while there are any: a timer of its own per request would cost every create more than the
+ * bound is worth (docs/decisions/2026-11-27-every-request-bounded.md).
+ */
+const arriving = new Map<() => void, number>();
+let looking: NodeJS.Timeout | undefined;
+
+const refuseLateBodies = () => {
+  const now = performance.now();
+  for (const [refuse, deadline] of arriving) if (deadline <= now) refuse();
+  if (arriving.size > 0) return;
+  clearInterval(looking);
+  looking = undefined;
+};
+
+/** Calls `tooSlow` once `timeoutMs` has passed, unless the body is forgotten first. */
+const awaitBody = (tooSlow: () => void, timeoutMs: number) => {
+  arriving.set(tooSlow, performance.now() + timeoutMs);
+  looking ??= setInterval(refuseLateBodies, SLOW_BODY_CHECK_EVERY_MS).unref();
+};
+
 /**
  * Reads a body to its end, refusing it as soon as it passes the limit, compressed (`req`'s own
  * bytes) or decompressed (`source`'s), as soon as it grows past MAX_DECOMPRESSION_RATIO, and once
- * `timeoutMs` has passed: a body already arrived is read at once, and no timer is set for it.
+ * `timeoutMs` has passed: a body already arrived is read at once, with no deadline kept for it.
  */
 const collect = (req: IncomingMessage, source: Readable, timeoutMs: number) =>
   new Promise<Read>((resolve) => {
@@ -36,16 +61,18 @@ const collect = (req: IncomingMessage, source: Readable, timeoutMs: number) =>
     let size = 0;
     let arrived = 0;
     let settled = false;
-    let deadline: NodeJS.Timeout | undefined;
     const settle = (outcome: Read) => {
       if (settled) return;
       settled = true;
-      clearTimeout(deadline);
+      arriving.delete(tooSlow);
       if (!Buffer.isBuffer(outcome)) {
         req.unpipe();
         source.pause();
       }
       resolve(outcome);
+    };
+    const tooSlow = () => {
+      settle('too-slow');
     };
     if (source !== req) {
       req.on('data', (chunk: Buffer) => {
@@ -69,7 +96,7 @@ const collect = (req: IncomingMessage, source: Readable, timeoutMs: number) =>
     source.once('close', () => {
       settle('broken');
     });
-    if (!req.complete) deadline = setTimeout(() => { settle('too-slow'); }, timeoutMs);
+    if (!req.complete) awaitBody(tooSlow, timeoutMs);
   });
 
 /**
