@@ -136,7 +136,10 @@ const answerMalformedRequest = (door: Door) => {
       else answering.shouldKeepAlive = false;
       return;
     }
-    if (!socket.writable || error.code === 'ECONNRESET' || (socket as Socket).bytesWritten > 0) {
+    // A connection that never sent a byte asked nothing: it is closed without an answer, as nginx
+    // closes one past `client_header_timeout`.
+    const silent = (socket as Socket).bytesRead === 0;
+    if (silent || !socket.writable || error.code === 'ECONNRESET' || (socket as Socket).bytesWritten > 0) {
       socket.destroy();
       return;
     }
@@ -179,11 +182,10 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
     await listenerFor(petstore, options),
   );
   server.on('clientError', answerMalformedRequest(petstore.door));
-  const connections = trackConnections(server, { ...config, pastTheLimit: petstore.door.pastTheLimit });
+  trackConnections(server, { ...config, pastTheLimit: petstore.door.pastTheLimit });
   try {
     await listen(server, config.port, config.host);
   } catch (error) {
-    connections.stop();
     await stores.close();
     throw error;
   }
@@ -196,7 +198,6 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       await listen(metricsServer, config.metricsPort, config.host);
     } catch (error) {
       await drain(server, config.shutdownGraceMs, logger);
-      connections.stop();
       await petstore.close();
       throw error;
     }
@@ -212,7 +213,6 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       petstore.door.stopping = true;
       if (config.shutdownDelayMs > 0) await pause(config.shutdownDelayMs);
       await drain(server, config.shutdownGraceMs, logger);
-      connections.stop();
       if (metricsServer) await closeAtOnce(metricsServer);
       await tracing?.shutdown();
       await stores.close();
