@@ -35,7 +35,7 @@ const main = async () => {
     if (stopping) return;
     stopping = true;
     const signalledAt = performance.now();
-    logger.info({ signal, delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, 'stopping: answering the requests taken, taking no new ones');
+    logger.info({ signal, delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs, idleMs: config.shutdownIdleMs }, 'stopping: answering the requests taken, taking no new ones');
     server.close().then(
       () => {
         logger.info({ ms: Math.round(performance.now() - signalledAt) }, 'stopped');

@@ -74,25 +74,23 @@ const closeAtOnce = (server: Server) =>
   });
 
 /**
- * How long a keep-alive connection must have been quiet, once stopping, before it is closed. Node's
- * own `server.close()` closes idle connections at once, racing a request the client may be sending
- * on one: the client sees a reset it cannot tell from a lost request. A client still sending gets
- * its next answer with `Connection: close` within this time instead; only connections that stayed
- * quiet are closed, as a keep-alive timeout would close them.
+ * Takes no new connection and settles once every connection is done. Node's own `server.close()`
+ * would close idle keep-alive connections at once, and closing one before its client's own idle
+ * timeout races a request the client may be writing on it: the client, or a proxy such as nginx
+ * (which never sends a create it has written to another instance), sees a reset it cannot tell
+ * from a lost request. So an idle connection is left `idleMs` for its client to close (nginx's
+ * upstream `keepalive_timeout` is set below it), while a client still sending gets its next answer
+ * with `Connection: close` (front-door/write-reply.ts). Requests still running after `graceMs` are cut.
  */
-const IDLE_QUIET_MS = 250;
-
-/** Takes no new connection, closes quiet ones, and settles once the busy ones have answered (or after `graceMs`, cut). */
-const drain = (server: Server, graceMs: number, logger: Logger) =>
+const drain = (server: Server, { graceMs, idleMs }: { graceMs: number; idleMs: number }, logger: Logger) =>
   new Promise<void>((resolve, reject) => {
-    const quiet = setTimeout(() => { server.closeIdleConnections(); }, IDLE_QUIET_MS).unref();
+    const idle = setTimeout(() => { server.closeIdleConnections(); }, idleMs).unref();
     const force = setTimeout(() => {
       logger.warn({ graceMs }, 'stopping: the grace ran out, cutting the requests still running');
       server.closeAllConnections();
     }, graceMs).unref();
-    // The listener stops here; its connections are left to the timers above (see IDLE_QUIET_MS).
     NetServer.prototype.close.call(server, (error) => {
-      clearTimeout(quiet);
+      clearTimeout(idle);
       clearTimeout(force);
       if (error) reject(error);
       else resolve();
@@ -197,7 +195,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       metricsServer = createMetricsServer(petstore.metrics.registry);
       await listen(metricsServer, config.metricsPort, config.host);
     } catch (error) {
-      await drain(server, config.shutdownGraceMs, logger);
+      await drain(server, { graceMs: config.shutdownGraceMs, idleMs: config.shutdownIdleMs }, logger);
       await petstore.close();
       throw error;
     }
@@ -212,7 +210,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       // From here on `/readyz` fails and every answer closes its connection (front-door/write-reply.ts).
       petstore.door.stopping = true;
       if (config.shutdownDelayMs > 0) await pause(config.shutdownDelayMs);
-      await drain(server, config.shutdownGraceMs, logger);
+      await drain(server, { graceMs: config.shutdownGraceMs, idleMs: config.shutdownIdleMs }, logger);
       if (metricsServer) await closeAtOnce(metricsServer);
       await tracing?.shutdown();
       await stores.close();

@@ -99,7 +99,10 @@ const nginxBlock = (block: string) => new RegExp(`${block} \\{([^}]*)\\}`).exec(
 const operating = read('docs', 'operating.md');
 const rollingUpdates = operating.slice(operating.indexOf('## Rolling updates'));
 /** The variables the stop is made of, by the names the service reads. */
-const STOP = [SETTINGS.shutdownDelayMs.variable, SETTINGS.shutdownGraceMs.variable];
+const STOP = [SETTINGS.shutdownDelayMs.variable, SETTINGS.shutdownGraceMs.variable, SETTINGS.shutdownIdleMs.variable];
+/** The longest a stop can take: the delay, then the longer of the grace and the idle bound. */
+const longestStopMs = ({ shutdownDelayMs, shutdownGraceMs, shutdownIdleMs }: ReturnType<typeof readConfig>) =>
+  shutdownDelayMs + Math.max(shutdownGraceMs, shutdownIdleMs);
 
 describe('a rolling update with docker-compose.yml', () => {
   const apis = Object.entries(compose.services).filter(([, service]) => service.build === '.');
@@ -127,8 +130,7 @@ describe('a rolling update with docker-compose.yml', () => {
 
   it("lets each instance's stop run its whole course before Docker kills it", () => {
     for (const [, service] of apis) {
-      const { shutdownDelayMs, shutdownGraceMs } = readConfig(service.environment ?? {});
-      expect(milliseconds(service.stop_grace_period)).toBeGreaterThan(shutdownDelayMs + shutdownGraceMs);
+      expect(milliseconds(service.stop_grace_period)).toBeGreaterThan(longestStopMs(readConfig(service.environment ?? {})));
     }
     for (const variable of STOP) expect(rollingUpdates).toContain(`\`${variable}\``);
   });
@@ -148,11 +150,14 @@ describe('deploy/nginx.conf', () => {
     for (const server of servers) expect(server).toMatch(/ max_fails=0(\s|$)/);
   });
 
-  it("closes its idle connections to an instance before Node would (the service keeps Node's keep-alive timeout)", () => {
+  it("closes its idle connections to an instance before the instance would, serving (Node's keep-alive timeout) or stopping (SHUTDOWN_IDLE_MS)", () => {
     const server = createServer();
     const seconds = Number(/^\s*keepalive_timeout (\d+)s;$/m.exec(nginxBlock('upstream petstore'))?.[1]);
     expect(seconds * 1_000).toBeLessThan(server.keepAliveTimeout);
     expect(read('apps', 'api', 'src', 'server.ts')).not.toMatch(/keepAliveTimeout/);
+    for (const [, service] of Object.entries(compose.services).filter(([, { build }]) => build === '.')) {
+      expect(seconds * 1_000).toBeLessThan(readConfig(service.environment ?? {}).shutdownIdleMs);
+    }
   });
 
   it('sends a request twice only when it is a read, or a POST carrying an Idempotency-Key', () => {
@@ -186,9 +191,9 @@ describe('a rolling update on Kubernetes, as docs/operating.md gives it', () => 
   });
 
   it('serves on after the signal while the endpoints learn of it, and stops before the kubelet kills it', () => {
-    const { shutdownDelayMs, shutdownGraceMs } = readConfig(environment);
+    const config = readConfig(environment);
     expect(Object.keys(environment)).toEqual([SETTINGS.shutdownDelayMs.variable]);
-    expect(shutdownDelayMs).toBeGreaterThan(0);
-    expect(template.spec.terminationGracePeriodSeconds * 1_000).toBeGreaterThan(shutdownDelayMs + shutdownGraceMs);
+    expect(config.shutdownDelayMs).toBeGreaterThan(0);
+    expect(template.spec.terminationGracePeriodSeconds * 1_000).toBeGreaterThan(longestStopMs(config));
   });
 });

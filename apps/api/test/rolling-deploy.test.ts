@@ -2,6 +2,7 @@ import { Agent } from 'node:http';
 import { type Socket, connect } from 'node:net';
 import type { Pet } from '@petstore/core';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { DEFAULT_SHUTDOWN_IDLE_MS } from '../src/settings/config.js';
 import { type TestStorage, createTestStorage, nextPageLink } from '../src/testing/index.js';
 import { type Outcome, send } from './support/keep-alive-load.js';
 import { spawnEntry, waitForOutput } from './support/processes.js';
@@ -197,6 +198,53 @@ describe('a rolling deploy: SIGTERM under keep-alive load', () => {
     expect(names).toEqual(['Slowpoke']);
   }, 30_000);
 
+  it(`leaves an idle keep-alive connection ${DEFAULT_SHUTDOWN_IDLE_MS} ms for its client, as a proxy's pool needs: a create written on it after the signal is answered, and closes it`, async () => {
+    const storage = await freshStorage();
+    const service = await startService(storage);
+    const key = service.firstKey ?? '';
+    // One connection, as nginx keeps one in its pool: a read, then quiet through the signal.
+    const connection = connect(service.port, '127.0.0.1');
+    await new Promise((resolve) => connection.once('connect', resolve));
+    let received = '';
+    connection.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const closed = new Promise<number>((resolve) => connection.once('close', () => { resolve(performance.now()); }));
+    connection.on('error', () => undefined);
+    const answers = async (count: number) => {
+      while ((received.match(/^HTTP\/1\.1 /gm) ?? []).length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    connection.write(`GET /v1/pets HTTP/1.1\r\nHost: petstore\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    await answers(1);
+    service.child.kill('SIGTERM');
+    // Well past a first glance at idle connections, well within the proxy's own idle timeout (nginx: 4 s).
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const body = JSON.stringify({ name: 'Late', categoryId: 1 });
+    const sentAt = performance.now();
+    connection.write(`POST /v1/pets HTTP/1.1\r\nHost: petstore\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const closedAt = await closed;
+    const second = received.slice(received.lastIndexOf('HTTP/1.1 '));
+    expect(second).toMatch(/^HTTP\/1\.1 201 Created\r\n/);
+    expect(second).toMatch(/\r\nConnection: close\r\n/i);
+    // The answer closed the last connection: the stop ends then, not at the idle bound.
+    const exit = await service.exited;
+    expect(exit.code).toBe(0);
+    expect(closedAt - sentAt).toBeLessThan(1_000);
+    expect(exit.at - sentAt).toBeLessThan(2_000);
+  }, 30_000);
+
+  it('closes an idle keep-alive connection once SHUTDOWN_IDLE_MS has passed, and exits then', async () => {
+    const storage = await freshStorage();
+    const service = await startService(storage, { SHUTDOWN_IDLE_MS: '600' });
+    const idle = await send(new Agent({ keepAlive: true }), service.url, service.firstKey ?? '', 'idle', 'GET', '/v1/pets');
+    expect(idle.kind === 'answered' && idle.headers.connection).toBe('keep-alive');
+    const signalledAt = performance.now();
+    service.child.kill('SIGTERM');
+    const exit = await service.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.at - signalledAt).toBeGreaterThanOrEqual(600);
+    expect(exit.at - signalledAt).toBeLessThan(2_000);
+    expect(service.output()).not.toMatch(/grace ran out/);
+  }, 30_000);
+
   it('cuts a request still running when the grace runs out, and exits then', async () => {
     const storage = await freshStorage();
     const service = await startService(storage, { SHUTDOWN_GRACE_MS: '300' });
@@ -216,7 +264,8 @@ describe('a rolling deploy: SIGTERM under keep-alive load', () => {
     const storage = await freshStorage();
     const service = await startService(storage, { SHUTDOWN_DELAY_MS: '800' });
     const key = service.firstKey ?? '';
-    expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+    const readyBefore = await send(false, service.url, key, 'ready-before', 'GET', '/readyz');
+    expect(readyBefore.kind === 'answered' && readyBefore.status).toBe(200);
     const signalledAt = performance.now();
     service.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 200));

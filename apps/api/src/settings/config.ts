@@ -21,6 +21,12 @@ export const DEFAULT_OVERLOAD_DELAY_MS = 100;
 /** How long requests accepted before a stop may take to finish, unless the environment says otherwise. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
+/**
+ * How long, once stopping, an idle keep-alive connection is left for its client to close: Node's
+ * own `keepAliveTimeout`, which a proxy's idle timeout towards the service is set below.
+ */
+export const DEFAULT_SHUTDOWN_IDLE_MS = 5_000;
+
 /** `*`, or a scheme, host and port with nothing after: what a browser sends as `Origin`. */
 const isOrigin = (entry: string) => {
   if (entry === '*') return true;
@@ -223,6 +229,13 @@ export const SETTINGS = {
     schema: Milliseconds.default(DEFAULT_SHUTDOWN_GRACE_MS),
     readBy: 'service',
     description: 'how long (ms) requests accepted before a stop may take to finish; past it, those still running are cut',
+  },
+  shutdownIdleMs: {
+    variable: 'SHUTDOWN_IDLE_MS',
+    schema: Milliseconds.default(DEFAULT_SHUTDOWN_IDLE_MS),
+    readBy: 'service',
+    description:
+      "once stopping, how long (ms) a keep-alive connection with no request on it is left for its client to close before the service closes it. Keep it above a proxy's idle timeout towards the service (nginx's upstream `keepalive_timeout`): closing a connection the proxy is about to use loses that request",
   },
   headersTimeoutMs: {
     variable: 'HEADERS_TIMEOUT_MS',

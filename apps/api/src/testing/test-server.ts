@@ -32,12 +32,15 @@ export const startTestServer = async (
   // Rate limits are off unless a test turns them on: most tests send far more than 600 requests,
   // and far more refused keys than 60, a minute. So is load shedding: this server shares its event
   // loop with the test, whose own work (compiling the document's schemas) would read as overload.
+  // A stop closes idle connections at once: no proxy pools connections to this server, and the
+  // tests' own keep-alive clients would otherwise hold every stop for seconds.
   const config = readConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '0',
     AUTH_FAILURES_PER_MINUTE: '0',
     OVERLOAD_DELAY_MS: '0',
+    SHUTDOWN_IDLE_MS: '0',
     ...storage.env,
     ...environment,
   });
