@@ -232,10 +232,10 @@ export const SETTINGS = {
   },
   shutdownIdleMs: {
     variable: 'SHUTDOWN_IDLE_MS',
-    schema: Milliseconds.default(DEFAULT_SHUTDOWN_IDLE_MS),
+    schema: MillisecondsOrOff('0 closes them at once').default(DEFAULT_SHUTDOWN_IDLE_MS),
     readBy: 'service',
     description:
-      "once stopping, how long (ms) a keep-alive connection with no request on it is left for its client to close before the service closes it. Keep it above a proxy's idle timeout towards the service (nginx's upstream `keepalive_timeout`): closing a connection the proxy is about to use loses that request",
+      "once stopping, how long (ms) a keep-alive connection with no request on it is left for its client to close before the service closes it (`0`: at once, for no proxy). Keep it above a proxy's idle timeout towards the service (nginx's upstream `keepalive_timeout`): closing a connection the proxy is about to use loses that request",
   },
   headersTimeoutMs: {
     variable: 'HEADERS_TIMEOUT_MS',
