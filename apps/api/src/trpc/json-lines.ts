@@ -8,7 +8,6 @@ import type { Chunk } from '../exchange/reply.js';
  * an answer; its client resolves values and promises alike, so an answer that is ready needs none.
  */
 
-
 const PROMISE = 0;
 const FULFILLED = 0;
 
@@ -41,6 +40,10 @@ export async function* jsonLines<T>(answers: readonly Promise<T>[], render: (ans
       },
     );
   }
+  // The calls start as promise reactions queued before this body runs (core's callOperation): one
+  // hop lets them reach their storage first, so the turn's end is taken after a group they join
+  // (SQLite's creates are written together at it), and the head carries their answers.
+  await Promise.resolve();
   // The turn's end is waited for only while a call is still running: a pending Immediate would keep
   // every answer alive until the loop reaches it, long enough under load for them to age into the
   // old generation and cost a full collection.
