@@ -93,6 +93,16 @@ const freshStorage = async () => {
   return storage;
 };
 
+/** Sends SIGTERM and expects a clean exit at least `atLeastMs` and at most 2 s after it. */
+const stopsWithin = async (service: Awaited<ReturnType<typeof startService>>, atLeastMs: number) => {
+  const signalledAt = performance.now();
+  service.child.kill('SIGTERM');
+  const exit = await service.exited;
+  expect(exit.code).toBe(0);
+  expect(exit.at - signalledAt).toBeGreaterThanOrEqual(atLeastMs);
+  expect(exit.at - signalledAt).toBeLessThan(2_000);
+};
+
 const loggedStopMs = (output: string) => Number(/"ms":(\d+),"msg":"stopped"/.exec(output)?.[1] ?? Number.NaN);
 
 describe('a rolling deploy: SIGTERM under keep-alive load', () => {
@@ -236,12 +246,7 @@ describe('a rolling deploy: SIGTERM under keep-alive load', () => {
     const service = await startService(storage, { SHUTDOWN_IDLE_MS: '600' });
     const idle = await send(new Agent({ keepAlive: true }), service.url, service.firstKey ?? '', 'idle', 'GET', '/v1/pets');
     expect(idle.kind === 'answered' && idle.headers.connection).toBe('keep-alive');
-    const signalledAt = performance.now();
-    service.child.kill('SIGTERM');
-    const exit = await service.exited;
-    expect(exit.code).toBe(0);
-    expect(exit.at - signalledAt).toBeGreaterThanOrEqual(600);
-    expect(exit.at - signalledAt).toBeLessThan(2_000);
+    await stopsWithin(service, 600);
     expect(service.output()).not.toMatch(/grace ran out/);
   }, 30_000);
 
@@ -250,12 +255,7 @@ describe('a rolling deploy: SIGTERM under keep-alive load', () => {
     const service = await startService(storage, { SHUTDOWN_GRACE_MS: '300' });
     const slow = await startSlowCreate(service.port, service.firstKey ?? '');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const signalledAt = performance.now();
-    service.child.kill('SIGTERM');
-    const exit = await service.exited;
-    expect(exit.code).toBe(0);
-    expect(exit.at - signalledAt).toBeGreaterThanOrEqual(300);
-    expect(exit.at - signalledAt).toBeLessThan(2_000);
+    await stopsWithin(service, 300);
     expect(await slow.answer()).toBe('');
     expect(service.output()).toMatch(/"graceMs":300,"msg":"stopping: the grace ran out/);
   }, 30_000);
