@@ -45,8 +45,8 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
   const door = createDoor(logger, config.sendTimeoutMs);
   const api = {
     door,
-    rest: observed.transport(createRestTransport({ authenticate, admit, bodyTimeoutMs: config.bodyTimeoutMs, openApiJson: lazyDocument(config), call })),
-    trpc: observed.transport(createTrpcTransport({ authenticate, admit, bodyTimeoutMs: config.bodyTimeoutMs, allowMethodOverride: config.trpcAllowMethodOverride, call })),
+    rest: observed.transport(createRestTransport({ authenticate, admit, openApiJson: lazyDocument(config), call })),
+    trpc: observed.transport(createTrpcTransport({ authenticate, admit, allowMethodOverride: config.trpcAllowMethodOverride, call })),
     cors: createCors(config.corsOrigins),
     overload,
   };

@@ -7,10 +7,10 @@ import type { Logger } from 'pino';
 import { KEYS_COMMAND } from './cli/keys-command.js';
 import type { Config } from './settings/config.js';
 import { errorReply } from './exchange/error-reply.js';
+import { REQUEST_TIMEOUT } from './exchange/read-body.js';
 import type { Door } from './exchange/exchange.js';
 import { trackConnections } from './front-door/connections.js';
 import { openExchange } from './front-door/front-door.js';
-import { LINGER_MAX_MS } from './front-door/lingering-close.js';
 import { writeReply } from './front-door/write-reply.js';
 import { createMetricsServer } from './observability/metrics-server.js';
 import { type Petstore, openPetstore } from './petstore.js';
@@ -128,10 +128,12 @@ const answerMalformedRequest = (door: Door) => {
     // the connection closes after it, leaving the bytes that followed it unanswered.
     const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (answering) {
-      // A request still arriving past Node's own bound, behind the body's and the lingering
-      // close's (each shorter): nothing it could still send is worth the connection.
-      if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
-      else answering.shouldKeepAlive = false;
+      if (error.code !== REQUEST_TIMEOUT) answering.shouldKeepAlive = false;
+      // A request past its time whose body is being read or drained: its reader answers 408
+      // (exchange/read-body.ts) or ends the drain (front-door/lingering-close.ts). Nothing else
+      // listens, and nothing the request could still send is worth the connection.
+      else if (answering.req.listenerCount('error') > 0) answering.req.emit('error', error);
+      else socket.destroy();
       return;
     }
     // A connection that never sent a byte asked nothing: it is closed without an answer, as nginx
@@ -151,7 +153,7 @@ const answerMalformedRequest = (door: Door) => {
       (socket as Socket).destroySoon();
     });
     const refusal =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      error.code === REQUEST_TIMEOUT
         ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
         : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
     const exchange = openExchange(req, res, door);
@@ -173,9 +175,9 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       // outlive its bound by as much.
       connectionsCheckingInterval: CONNECTIONS_CHECKED_EVERY_MS,
       headersTimeout: config.headersTimeoutMs,
-      // Node's own bound on a whole request, behind the body's (exchange/read-body.ts) and the
-      // lingering close's (front-door/lingering-close.ts), which answer first.
-      requestTimeout: config.headersTimeoutMs + config.bodyTimeoutMs + LINGER_MAX_MS,
+      // The whole request, headers and body, from its first byte: Node's parser keeps the time of
+      // every request at no cost to one that arrives in time, and says so to answerMalformedRequest.
+      requestTimeout: config.headersTimeoutMs + config.bodyTimeoutMs,
     },
     await listenerFor(petstore, options),
   );

@@ -168,16 +168,32 @@ describe('tables an outsider can grow', () => {
 });
 
 describe('a body that never ends', () => {
-  it('is answered 408 once BODY_TIMEOUT_MS has passed, and the connection closed within the lingering bound', async ({ startServer }) => {
-    const running = await startServer({ BODY_TIMEOUT_MS: '1000' });
+  it('is answered 408 once HEADERS_TIMEOUT_MS + BODY_TIMEOUT_MS have passed from its first byte, and the connection closed within the lingering bound', async ({ startServer }) => {
+    const running = await startServer({ HEADERS_TIMEOUT_MS: '1000', BODY_TIMEOUT_MS: '1000' });
     const connection = openConnection(running.url);
     connection.send(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${running.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n`);
     const trickle = setInterval(() => { connection.send(' '); }, 200);
-    const { answer, closedAfterS } = await connection.closed(30);
+    const { answer, answeredAfterS = Infinity, closedAfterS } = await connection.closed(30);
     clearInterval(trickle);
     expect(statusOf(answer)).toBe(408);
     expect(JSON.parse(bodyOf(answer))).toMatchObject({ code: 'TIMEOUT', status: 408 });
-    expect(closedAfterS).toBeLessThanOrEqual(1 + seconds(LINGER_MAX_MS) + SLACK_S);
+    // Node looks for requests past their time once a second (server.ts).
+    expect(answeredAfterS).toBeGreaterThanOrEqual(2);
+    expect(answeredAfterS).toBeLessThanOrEqual(2 + 1 + SLACK_S);
+    expect(closedAfterS).toBeLessThanOrEqual(answeredAfterS + seconds(LINGER_MAX_MS) + SLACK_S);
+  });
+
+  it('compressed, is answered 408 on time too', async ({ startServer }) => {
+    const running = await startServer({ HEADERS_TIMEOUT_MS: '1000', BODY_TIMEOUT_MS: '1000' });
+    const connection = openConnection(running.url);
+    connection.send(`POST /trpc/createPet HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${running.apiKey}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 60000\r\n\r\n`);
+    const member = gzipSync(Buffer.alloc(0));
+    const trickle = setInterval(() => { connection.send(member); }, 200);
+    const { answer, answeredAfterS = Infinity } = await connection.closed(30);
+    clearInterval(trickle);
+    expect(statusOf(answer)).toBe(408);
+    expect(JSON.parse(bodyOf(answer))).toMatchObject({ error: { data: { code: 'TIMEOUT', httpStatus: 408 } } });
+    expect(answeredAfterS).toBeLessThanOrEqual(2 + 1 + SLACK_S);
   });
 
   it('compressed, counts its compressed bytes: a stream of empty gzip members is refused at the limit', async ({ server }) => {

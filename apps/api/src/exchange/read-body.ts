@@ -25,37 +25,19 @@ const tooLarge = () => new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The 
 
 type Read = Buffer | 'too-large' | 'too-dense' | 'too-slow' | 'broken';
 
-/** How often the bodies still arriving are looked at: a body is refused at most this late past its bound. */
-export const SLOW_BODY_CHECK_EVERY_MS = 250;
-
 /**
- * The bodies still arriving, each with the moment it must have arrived by, looked at by one timer
- * while there are any: a timer of its own per request would cost every create more than the
- * bound is worth (docs/decisions/2026-11-27-every-request-bounded.md).
+ * What Node reports when a request has not arrived whole within the server's `requestTimeout`;
+ * server.ts hands it to the request still being read, as an 'error' on it.
  */
-const arriving = new Map<() => void, number>();
-let looking: NodeJS.Timeout | undefined;
-
-const refuseLateBodies = () => {
-  const now = performance.now();
-  for (const [refuse, deadline] of arriving) if (deadline <= now) refuse();
-  if (arriving.size > 0) return;
-  clearInterval(looking);
-  looking = undefined;
-};
-
-/** Calls `tooSlow` once `timeoutMs` has passed, unless the body is forgotten first. */
-const awaitBody = (tooSlow: () => void, timeoutMs: number) => {
-  arriving.set(tooSlow, performance.now() + timeoutMs);
-  looking ??= setInterval(refuseLateBodies, SLOW_BODY_CHECK_EVERY_MS).unref();
-};
+export const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
 
 /**
  * Reads a body to its end, refusing it as soon as it passes the limit, compressed (`req`'s own
  * bytes) or decompressed (`source`'s), as soon as it grows past MAX_DECOMPRESSION_RATIO, and once
- * `timeoutMs` has passed: a body already arrived is read at once, with no deadline kept for it.
+ * Node says the request is past its time. That bound is Node's, kept by its parser for every
+ * request at no cost to one that arrives in time (docs/decisions/2026-11-27-every-request-bounded.md).
  */
-const collect = (req: IncomingMessage, source: Readable, timeoutMs: number) =>
+const collect = (req: IncomingMessage, source: Readable) =>
   new Promise<Read>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -64,21 +46,21 @@ const collect = (req: IncomingMessage, source: Readable, timeoutMs: number) =>
     const settle = (outcome: Read) => {
       if (settled) return;
       settled = true;
-      arriving.delete(tooSlow);
       if (!Buffer.isBuffer(outcome)) {
         req.unpipe();
         source.pause();
       }
       resolve(outcome);
     };
-    const tooSlow = () => {
-      settle('too-slow');
+    const failed = (error: Error & { code?: string }) => {
+      settle(error.code === REQUEST_TIMEOUT ? 'too-slow' : 'broken');
     };
     if (source !== req) {
       req.on('data', (chunk: Buffer) => {
         arrived += chunk.length;
         if (arrived > BODY_LIMIT_BYTES) settle('too-large');
       });
+      req.once('error', failed);
     }
     source.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -89,23 +71,20 @@ const collect = (req: IncomingMessage, source: Readable, timeoutMs: number) =>
     source.once('end', () => {
       settle(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
-    source.once('error', () => {
-      settle('broken');
-    });
+    source.once('error', failed);
     // A client that goes away mid-body ends the stream without 'end'; after 'end' this is a no-op.
     source.once('close', () => {
       settle('broken');
     });
-    if (!req.complete) awaitBody(tooSlow, timeoutMs);
   });
 
 /**
  * A request body, decoded from plain, gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES,
- * compressed or not, chunked or not, it is refused as it arrives, and so is a body that does not
- * arrive within `timeoutMs`. Every client mistake is a TRPCError with a 4xx: an encoding the
+ * compressed or not, chunked or not, it is refused as it arrives, and so is a request that does not
+ * arrive whole in time (server.ts). Every client mistake is a TRPCError with a 4xx: an encoding the
  * service does not take 415, a corrupt or truncated body 400, one too slow 408.
  */
-export const readBody = async (req: IncomingMessage, timeoutMs: number): Promise<Buffer> => {
+export const readBody = async (req: IncomingMessage): Promise<Buffer> => {
   if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   let source: Readable = req;
@@ -120,13 +99,13 @@ export const readBody = async (req: IncomingMessage, timeoutMs: number): Promise
     req.pipe(decoder);
     source = decoder;
   }
-  const read = await collect(req, source, timeoutMs);
+  const read = await collect(req, source);
   if (read === 'too-large') throw tooLarge();
   if (read === 'too-dense') {
     throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The body grows to more than ${MAX_DECOMPRESSION_RATIO} times its compressed size.` });
   }
   if (read === 'too-slow') {
-    throw new TRPCError({ code: 'TIMEOUT', message: `The body did not arrive within ${timeoutMs / 1000} s.` });
+    throw new TRPCError({ code: 'TIMEOUT', message: 'The body did not arrive in time.' });
   }
   if (read === 'broken') {
     throw new TRPCError({
@@ -147,7 +126,7 @@ const describeJson = (value: unknown) => (value === null ? 'null' : Array.isArra
  * A REST body: a JSON object sent as `application/json` (UTF-8). An empty body reads as undefined,
  * for the schema to refuse; any other JSON value, malformed JSON or another media type is refused.
  */
-export const readJsonObject = async (req: IncomingMessage, timeoutMs: number): Promise<object | undefined> => {
+export const readJsonObject = async (req: IncomingMessage): Promise<object | undefined> => {
   const contentType = req.headers['content-type'];
   if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as application/json.' });
@@ -156,7 +135,7 @@ export const readJsonObject = async (req: IncomingMessage, timeoutMs: number): P
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The body must be JSON encoded as UTF-8.' });
   }
-  const text = (await readBody(req, timeoutMs)).toString('utf8');
+  const text = (await readBody(req)).toString('utf8');
   if (text.length === 0) return undefined;
   let value: unknown;
   try {

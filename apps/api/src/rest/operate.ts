@@ -22,8 +22,6 @@ export interface RestRequest {
 export interface Operating {
   /** Calls an operation: `callOperation`, or it wrapped by metrics or tracing. */
   call: typeof callOperation;
-  /** How long a request's body may take to arrive (`BODY_TIMEOUT_MS`). */
-  bodyTimeoutMs: number;
 }
 
 /**
@@ -63,9 +61,9 @@ const refusal = (exchange: Exchange, restOp: RestOperation, admitted: Admitted, 
 };
 
 /** A body operation: the key's scope before the body is read (403 first), then the body, then the operation. */
-const withBody = async ({ call, bodyTimeoutMs }: Operating, exchange: Exchange, restOp: RestOperation, admitted: Admitted, params: Record<string, string>) => {
+const withBody = async ({ call }: Operating, exchange: Exchange, restOp: RestOperation, admitted: Admitted, params: Record<string, string>) => {
   authorize(admitted.ctx, restOp.meta.scope);
-  return call(restOp.operation, admitted.ctx, bodyInput(await readJsonObject(exchange.req, bodyTimeoutMs), params));
+  return call(restOp.operation, admitted.ctx, bodyInput(await readJsonObject(exchange.req), params));
 };
 
 /**

@@ -249,7 +249,7 @@ export const SETTINGS = {
     schema: Milliseconds.default(DEFAULT_REQUEST_BOUNDS.bodyTimeoutMs),
     readBy: 'service',
     description:
-      "the longest a request's body may take to arrive in whole once the service reads it; then 408 and the connection is closed (nginx's `client_body_timeout`). A body of at most 64 KiB needs a fraction of it on any working link",
+      "how long a request's body may take beyond `HEADERS_TIMEOUT_MS`: a request must have arrived whole, headers and body, within the two from its first byte (looked at once a second); then 408 and the connection is closed (nginx's `client_body_timeout`). A body of at most 64 KiB needs a fraction of it on any working link",
   },
   sendTimeoutMs: {
     variable: 'SEND_TIMEOUT_MS',

@@ -96,9 +96,9 @@ const decodedPath = (path: string) => {
 };
 
 /** The calls' inputs from JSON: the `input` query parameter of a GET, or the body. */
-const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean, count: number, bodyTimeoutMs: number) =>
+const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean, count: number) =>
   once(async (): Promise<unknown[]> => {
-    const text = req.method === 'GET' ? query.get('input') : (await readBody(req, bodyTimeoutMs)).toString('utf8');
+    const text = req.method === 'GET' ? query.get('input') : (await readBody(req)).toString('utf8');
     let inputs: unknown;
     try {
       inputs = text ? JSON.parse(text) : undefined;
@@ -112,11 +112,11 @@ const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean
   });
 
 /** One call with a body tRPC hands to the procedure as it comes: FormData, or the raw bytes as a stream. */
-const bodyCall = (req: IncomingMessage, path: string, mediaType: string, bodyTimeoutMs: number): TrpcRequest => {
+const bodyCall = (req: IncomingMessage, path: string, mediaType: string): TrpcRequest => {
   if (req.method !== 'POST') throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Only POST requests are supported for ${mediaType} requests` });
   const inputs = once(async (): Promise<unknown[]> => {
     if (mediaType === 'application/octet-stream') return [Readable.toWeb(req)];
-    const body = await readBody(req, bodyTimeoutMs);
+    const body = await readBody(req);
     // tRPC hands the procedure what Fetch's formData() makes of the body; the same call answers alike.
     // eslint-disable-next-line @typescript-eslint/no-deprecated
     const form = await new Response(new Uint8Array(body), { headers: { 'content-type': req.headers['content-type'] ?? mediaType } }).formData().catch(asBadRequest);
@@ -134,11 +134,11 @@ const bodyCall = (req: IncomingMessage, path: string, mediaType: string, bodyTim
  * are counted before anything is made for each, so a path of thousands of names costs no more
  * than one. What a call asks for is read only when a call asks for it.
  */
-export const readTrpcRequest = (req: IncomingMessage, bodyTimeoutMs: number): TrpcRequest => {
+export const readTrpcRequest = (req: IncomingMessage): TrpcRequest => {
   const { path: encoded, query, batch } = addressOf(req.url ?? TRPC_PREFIX);
   const path = decodedPath(encoded);
   const mediaType = mediaTypeOf(req);
-  if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(req, path, mediaType, bodyTimeoutMs);
+  if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(req, path, mediaType);
   if (mediaType !== 'application/json' && req.method !== 'GET') {
     const contentType = req.headers['content-type'];
     throw new TRPCError({
@@ -153,5 +153,5 @@ export const readTrpcRequest = (req: IncomingMessage, bodyTimeoutMs: number): Tr
   if (types.length > 1) throw new TRPCError({ code: 'BAD_REQUEST', message: `Cannot mix procedure types in call: ${types.join(', ')}` });
   const stream = wantsStream(req);
   if (stream && !batch) throw notBatched();
-  return { calls, batch, stream, inputs: jsonInputs(req, query, batch, paths.length, bodyTimeoutMs) };
+  return { calls, batch, stream, inputs: jsonInputs(req, query, batch, paths.length) };
 };

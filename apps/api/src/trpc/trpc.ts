@@ -32,8 +32,6 @@ export interface TrpcTransportDependencies {
   /** The key's check against the key store, then the rest of admission. */
   authenticate: Authenticate;
   admit: Admit;
-  /** How long a request's body may take to arrive (`BODY_TIMEOUT_MS`). */
-  bodyTimeoutMs: number;
   /** Queries may also come as POST (tRPC's `allowMethodOverride`). */
   allowMethodOverride: boolean;
   /** Calls an operation: `callOperation`, or it wrapped by metrics or tracing. */
@@ -49,7 +47,7 @@ export interface TrpcTransportDependencies {
  * REST (each call of a batch spends one request); then each call: its procedure and method, the
  * key's scope, its input (the body read once, only when a call asks for it), the operation.
  */
-export const createTrpcTransport = ({ authenticate, admit, bodyTimeoutMs, allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Transport => {
+export const createTrpcTransport = ({ authenticate, admit, allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Transport => {
   /**
    * What a call meets before it runs, in tRPC's order: its procedure (404), a method the procedure
    * takes (405), a key with the procedure's scope (401, 403).
@@ -81,7 +79,7 @@ export const createTrpcTransport = ({ authenticate, admit, bodyTimeoutMs, allowM
     let request: TrpcRequest | undefined;
     if (method !== 'HEAD' && !UNSERVED.has(method)) {
       try {
-        request = readTrpcRequest(req, bodyTimeoutMs);
+        request = readTrpcRequest(req);
       } catch (error) {
         return trpcRefusal(exchange, error);
       }

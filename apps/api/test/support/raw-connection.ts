@@ -9,6 +9,8 @@ export interface Closed {
   bytes: number;
   /** Seconds from the connection's start to its close by the service; undefined when the test gave up first. */
   closedAfterS: number | undefined;
+  /** Seconds from the connection's start to the service's first byte; undefined when it sent none. */
+  answeredAfterS: number | undefined;
 }
 
 /** The status of the first answer on a connection. */
@@ -47,8 +49,10 @@ export const openConnection = (url: string, { read = true } = {}) => {
   const started = performance.now();
   let answer = '';
   let bytes = 0;
+  let answeredAfterS: number | undefined;
   if (read) {
     socket.on('data', (chunk: Buffer) => {
+      answeredAfterS ??= since();
       bytes += chunk.length;
       answer += chunk.toString('latin1');
     });
@@ -80,7 +84,7 @@ export const openConnection = (url: string, { read = true } = {}) => {
       const closedAfterS = await Promise.race([closed, gaveUp]);
       clearTimeout(timer);
       socket.destroy();
-      return { answer, bytes, closedAfterS };
+      return { answer, bytes, closedAfterS, answeredAfterS };
     },
   };
 };
