@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { getTableName } from 'drizzle-orm';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../../storage/timeouts.js';
@@ -97,6 +98,12 @@ export const backupSqliteFile = async (source: string, target: string, options: 
   const stopIfAsked = () => {
     if (signal?.aborted === true) throw new BackupError('interrupted', `The backup was stopped; ${target} was not written.`);
   };
+  // A signal is handled only when the process is back in its event loop: after work that holds it
+  // (the integrity check of a large copy), a turn of the loop lets a Ctrl-C that came meanwhile count.
+  const stopIfAskedMeanwhile = async () => {
+    await nextTurn();
+    stopIfAsked();
+  };
 
   // A mistyped path must not become an empty store that is then backed up.
   if (!existsSync(source)) throw new BackupError('no-store', `There is no SQLite store at ${source}.`);
@@ -125,7 +132,7 @@ export const backupSqliteFile = async (source: string, target: string, options: 
     });
     live.exec('commit');
     live.close();
-    stopIfAsked();
+    await stopIfAskedMeanwhile();
 
     const copy = new BetterSqlite3(partial, { fileMustExist: true });
     let animals: number;
@@ -139,7 +146,7 @@ export const backupSqliteFile = async (source: string, target: string, options: 
     } finally {
       copy.close();
     }
-    stopIfAsked();
+    await stopIfAskedMeanwhile();
 
     if (overwrite) {
       renameSync(partial, target);
