@@ -1,0 +1,98 @@
+// Two builds of the service side by side on one core, each on its own copy of the same data: CPU
+// per request of the first over the second, per slice of load, for the bench's scenarios.
+//
+//   node docs/decisions/measure/service-side-by-side.mjs <other checkout> [<this checkout>]
+//
+// Both checkouts installed and built; this checkout's bench (bench/dist) seeds, starts and loads
+// them. Both services are pinned to core 1, this process (the load) stays where it is told
+// (`taskset -c 0 node …`). Each slice loads both at once with 16 connections; the ratio of a
+// slice is CPU µs per request of the first ÷ the second, and a scenario prints their median.
+// Run the same build against itself (pass this checkout twice) to see what the machine's noise
+// alone gives: on PostgreSQL one run of 10 slices has ranged 0.89-1.05 against itself, so compare
+// the mean of several runs with that of as many self-runs (2026-11-28-postgres-side-by-side.md).
+//
+// ENGINE=postgres|sqlite (default postgres); ONLY=<part of a scenario's name>; KIND=REST,tRPC,batch,stream;
+// SLICES (10), SECONDS (3); FIRST=second starts the second build first; SWAP=1 gives each the other copy.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const [other, self = '.'] = process.argv.slice(2).map((path) => resolve(path));
+if (!other) throw new Error('usage: service-side-by-side.mjs <other checkout> [<this checkout>]');
+const bench = resolve(import.meta.dirname, '../../../bench');
+const { startTarget } = await import(join(bench, 'dist/target-process.js'));
+const { scenarios } = await import(join(bench, 'dist/scenarios.js'));
+const autocannon = createRequire(join(bench, 'package.json'))('autocannon');
+const SEEDED = 10_000;
+const SLICES = Number(process.env.SLICES ?? 10);
+const SECONDS = Number(process.env.SECONDS ?? 3);
+
+/** Two databases with the same rows and one key each. */
+const twoCopies = async () => {
+  if (process.env.ENGINE === 'sqlite') {
+    const { seedDatabase, copyDatabase } = await import(join(bench, 'dist/seed.js'));
+    const dir = mkdtempSync(join(tmpdir(), 'side-by-side-'));
+    const { apiKey } = await seedDatabase(join(dir, 'seed.db'), SEEDED);
+    return ['a', 'b'].map((name) => {
+      copyDatabase(join(dir, 'seed.db'), join(dir, `${name}.db`));
+      return { database: { file: join(dir, `${name}.db`) }, apiKey, drop: async () => undefined };
+    });
+  }
+  const { seedPostgres } = await import(join(bench, 'dist/seed-postgres.js'));
+  return Promise.all([0, 1].map(async () => {
+    const { url, apiKey, drop } = await seedPostgres(SEEDED);
+    return { database: { url }, apiKey, drop };
+  }));
+};
+
+const copies = await twoCopies();
+const [mine, theirs] = process.env.SWAP === '1' ? [copies[1], copies[0]] : copies;
+const start = (checkout, { database, apiKey }) =>
+  startTarget('service', { database, apiKey, service: { rateLimitPerMinute: '999999999', logLevel: 'info' } }, join(checkout, 'apps/api'));
+const [first, second] = process.env.FIRST === 'second'
+  ? await start(other, theirs).then(async (b) => [await start(self, mine), b])
+  : await start(self, mine).then(async (a) => [a, await start(other, theirs)]);
+for (const { pid } of [first, second]) execFileSync('taskset', ['-a', '-p', '-c', '1', String(pid)], { stdio: 'ignore' });
+
+/** User and system CPU of a process so far, in clock ticks (1/100 s). */
+const ticks = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return [Number(fields[11]), Number(fields[12])];
+};
+const load = (target, request, apiKey, duration) =>
+  new Promise((done, fail) => {
+    const headers = { ...request.headers, authorization: `Bearer ${apiKey}` };
+    autocannon({ url: target.url, connections: 16, duration, requests: [{ ...request, headers }] }, (error, result) => (error ? fail(error) : done(result)));
+  });
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const KINDS = { REST: 'rest', tRPC: 'trpc', batch: 'trpcBatched', stream: 'trpcStreamed' };
+
+for (const scenario of scenarios(SEEDED)) {
+  if (process.env.ONLY && !scenario.name.includes(process.env.ONLY)) continue;
+  for (const kind of (process.env.KIND ?? 'REST,tRPC,batch,stream').split(',')) {
+    const request = scenario[KINDS[kind]];
+    await Promise.all([load(first, request, mine.apiKey, 1), load(second, request, theirs.apiKey, 1)]);
+    const ratios = [];
+    const perRequest = { first: { user: [], system: [] }, second: { user: [], system: [] } };
+    for (let slice = 0; slice < SLICES; slice++) {
+      const before = [ticks(first.pid), ticks(second.pid)];
+      // Whose load starts first alternates, so neither is always the one served first.
+      const loads = [load(first, request, mine.apiKey, SECONDS), load(second, request, theirs.apiKey, SECONDS)];
+      const [a, b] = slice % 2 === 0 ? await Promise.all(loads) : (await Promise.all(loads.reverse())).reverse();
+      const after = [ticks(first.pid), ticks(second.pid)];
+      const µs = (index, field, requests) => ((after[index][field] - before[index][field]) * 10_000) / requests;
+      perRequest.first.user.push(µs(0, 0, a.requests.total));
+      perRequest.first.system.push(µs(0, 1, a.requests.total));
+      perRequest.second.user.push(µs(1, 0, b.requests.total));
+      perRequest.second.system.push(µs(1, 1, b.requests.total));
+      ratios.push((µs(0, 0, a.requests.total) + µs(0, 1, a.requests.total)) / (µs(1, 0, b.requests.total) + µs(1, 1, b.requests.total)));
+    }
+    const figures = (side) => `${mean(side.user).toFixed(1)} user + ${mean(side.system).toFixed(1)} system µs`;
+    console.log(`${scenario.name} ${kind}: ${median(ratios).toFixed(3)} (${figures(perRequest.first)} / ${figures(perRequest.second)}) [${ratios.map((r) => r.toFixed(3)).join(' ')}]`);
+  }
+}
+await Promise.all([first.stop(), second.stop()]);
+await Promise.all(copies.map(({ drop }) => drop()));
