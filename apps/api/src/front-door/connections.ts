@@ -14,8 +14,17 @@ export interface ConnectionsOptions {
 }
 
 /**
- * Counts the open connections of one server and puts those taken past the limit in `pastTheLimit`.
- * A connection that sends nothing needs no watch of its own: Node times its headers from when it
+ * Node keeps a socket's peer address on the socket the first time it is asked for, as a new
+ * property: asked at different moments (admission asks only for a key it has not seen), sockets
+ * end up with different hidden classes, and beside pg's own sockets Node's stream code then sees
+ * too many to stay fast (docs/decisions/2026-11-28-one-shape-per-connection.md). Asking once, as each
+ * connection opens, gives every one of them the same.
+ */
+const readPeerAddress = (socket: Socket): string | undefined => socket.remoteAddress;
+
+/**
+ * Counts the open connections of one server, puts those taken past the limit in `pastTheLimit`
+ * and reads each one's peer address as it opens. A connection that sends nothing needs no watch of its own: Node times its headers from when it
  * connected (`headersTimeout`), and server.ts closes it without an answer.
  */
 export const trackConnections = (server: Server, { maxConnections, pastTheLimit }: ConnectionsOptions): void => {
@@ -23,6 +32,7 @@ export const trackConnections = (server: Server, { maxConnections, pastTheLimit 
   server.maxConnections = maxConnections + CONNECTIONS_PAST_THE_LIMIT;
   server.on('connection', (socket: Socket) => {
     open++;
+    readPeerAddress(socket);
     if (open > maxConnections) pastTheLimit.add(socket);
     socket.once('close', () => {
       open--;
