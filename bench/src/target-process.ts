@@ -22,10 +22,16 @@ export interface TargetProcess {
 // Linux reports utime and stime in clock ticks; USER_HZ is 100 on every mainstream build.
 const TICKS_PER_SECOND = 100;
 
-const cpuSecondsOf = (pid: number) => {
+/** User and system CPU time a process has used so far, all threads, in clock ticks (1/100 s). */
+export const cpuTicksOf = (pid: number) => {
   // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return { user: Number(fields[11]), system: Number(fields[12]) };
+};
+
+const cpuSecondsOf = (pid: number) => {
+  const { user, system } = cpuTicksOf(pid);
+  return (user + system) / TICKS_PER_SECOND;
 };
 
 const statusField = (pid: number, field: string) => {

@@ -14,7 +14,7 @@
 // ENGINE=postgres|sqlite (default postgres); ONLY=<part of a scenario's name>; KIND=REST,tRPC,batch,stream;
 // SLICES (10), SECONDS (3); FIRST=second starts the second build first; SWAP=1 gives each the other copy.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 const [other, self = '.'] = process.argv.slice(2).map((path) => resolve(path));
 if (!other) throw new Error('usage: service-side-by-side.mjs <other checkout> [<this checkout>]');
 const bench = resolve(import.meta.dirname, '../../../bench');
-const { startTarget } = await import(join(bench, 'dist/target-process.js'));
+const { startTarget, cpuTicksOf } = await import(join(bench, 'dist/target-process.js'));
 const { scenarios } = await import(join(bench, 'dist/scenarios.js'));
 const autocannon = createRequire(join(bench, 'package.json'))('autocannon');
 const SEEDED = 10_000;
@@ -56,11 +56,6 @@ const [first, second] = process.env.FIRST === 'second'
   : await start(self, mine).then(async (a) => [a, await start(other, theirs)]);
 for (const { pid } of [first, second]) execFileSync('taskset', ['-a', '-p', '-c', '1', String(pid)], { stdio: 'ignore' });
 
-/** User and system CPU of a process so far, in clock ticks (1/100 s). */
-const ticks = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return [Number(fields[11]), Number(fields[12])];
-};
 const load = (target, request, apiKey, duration) =>
   new Promise((done, fail) => {
     const headers = { ...request.headers, authorization: `Bearer ${apiKey}` };
@@ -78,17 +73,17 @@ for (const scenario of scenarios(SEEDED)) {
     const ratios = [];
     const perRequest = { first: { user: [], system: [] }, second: { user: [], system: [] } };
     for (let slice = 0; slice < SLICES; slice++) {
-      const before = [ticks(first.pid), ticks(second.pid)];
+      const before = [cpuTicksOf(first.pid), cpuTicksOf(second.pid)];
       // Whose load starts first alternates, so neither is always the one served first.
       const loads = [load(first, request, mine.apiKey, SECONDS), load(second, request, theirs.apiKey, SECONDS)];
       const [a, b] = slice % 2 === 0 ? await Promise.all(loads) : (await Promise.all(loads.reverse())).reverse();
-      const after = [ticks(first.pid), ticks(second.pid)];
+      const after = [cpuTicksOf(first.pid), cpuTicksOf(second.pid)];
       const µs = (index, field, requests) => ((after[index][field] - before[index][field]) * 10_000) / requests;
-      perRequest.first.user.push(µs(0, 0, a.requests.total));
-      perRequest.first.system.push(µs(0, 1, a.requests.total));
-      perRequest.second.user.push(µs(1, 0, b.requests.total));
-      perRequest.second.system.push(µs(1, 1, b.requests.total));
-      ratios.push((µs(0, 0, a.requests.total) + µs(0, 1, a.requests.total)) / (µs(1, 0, b.requests.total) + µs(1, 1, b.requests.total)));
+      perRequest.first.user.push(µs(0, 'user', a.requests.total));
+      perRequest.first.system.push(µs(0, 'system', a.requests.total));
+      perRequest.second.user.push(µs(1, 'user', b.requests.total));
+      perRequest.second.system.push(µs(1, 'system', b.requests.total));
+      ratios.push((µs(0, 'user', a.requests.total) + µs(0, 'system', a.requests.total)) / (µs(1, 'user', b.requests.total) + µs(1, 'system', b.requests.total)));
     }
     const figures = (side) => `${mean(side.user).toFixed(1)} user + ${mean(side.system).toFixed(1)} system µs`;
     console.log(`${scenario.name} ${kind}: ${median(ratios).toFixed(3)} (${figures(perRequest.first)} / ${figures(perRequest.second)}) [${ratios.map((r) => r.toFixed(3)).join(' ')}]`);
