@@ -14,6 +14,7 @@ import {
   BASELINE,
   BASELINE_POSTGRES,
   BEFORE,
+  BESIDE_BEFORE,
   EXPRESS_PEER,
   FASTIFY_FEATURES_PEER,
   FASTIFY_PEER,
@@ -27,6 +28,7 @@ import {
 } from './target-names.js';
 import { type ServiceSettings, type TargetKind, type TargetProcess, startTarget } from './target-process.js';
 import {
+  COMPARED_WITH_BEFORE,
   type Samples,
   beforeVerdicts,
   fastestPeer,
@@ -146,8 +148,23 @@ try {
       ? [{ name: BASELINE_POSTGRES, process: barePostgres, apiKey: postgresForBaseline.apiKey, request: rest, callsPerRequest: 1 }]
       : []),
   ];
-  // Every target's warm-up and rounds, then the rounds that load two of them at once.
-  const minutes = (scenarios(SEEDED).length * (targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds) + settings.rounds * settings.seconds)) / 60;
+  const targetNamed = (name: string) => {
+    const target = targets.find((candidate) => candidate.name === name);
+    if (!target) throw new Error(`no target named ${name}`);
+    return target;
+  };
+  // Budgets of a few per cent are smaller than the machine's speed moves between rounds seconds
+  // apart: for each, the two targets it compares are also loaded at once, half the connections
+  // each, so every second of the machine's weighs on both. Metrics on against off; each way of
+  // calling the service against the same way on the before checkout's.
+  const pairs: Target[][] = [
+    [REST, REST_WITH_METRICS].map((name) => ({ ...targetNamed(name), name: `${name}${TOGETHER}` })),
+    ...(before
+      ? COMPARED_WITH_BEFORE.map((name) => [name, `${name}${BEFORE}`].map((each) => ({ ...targetNamed(each), name: `${each}${BESIDE_BEFORE}` })))
+      : []),
+  ];
+  // Every target's warm-up and rounds, then the rounds that load each pair at once.
+  const minutes = (scenarios(SEEDED).length * (targets.length * (WARM_UP_SECONDS + settings.rounds * settings.seconds) + pairs.length * settings.rounds * settings.seconds)) / 60;
   process.stderr.write(
     `Node ${process.version}. ${targets.length} targets, ${settings.rounds} rounds of ${settings.seconds} s at ${settings.connections} connections: about ${Math.ceil(minutes)} min. ` +
       `PostgreSQL targets ${settings.postgres ? 'on' : `off (${BENCH_VARIABLES.postgres}=1 adds them)`}. ` +
@@ -179,25 +196,21 @@ try {
         process.stderr.write(`${scenario.name} | ${target.name} | round ${round}: ${Math.round(result.requestsPerSecond)} req/s${failed}\n`);
       }
     }
-    // Metrics' budget is a few per cent, less than the machine's speed moves between rounds seconds
-    // apart: for it, each round loads the service with and without metrics at once, half the
-    // connections each, so every second of the machine's weighs on both.
-    const loadedTogether = [REST, REST_WITH_METRICS].map((name) => {
-      const target = targets.find((candidate) => candidate.name === name);
-      if (!target) throw new Error(`no target named ${name}`);
-      return { ...target, name: `${name}${TOGETHER}` };
-    });
-    for (const target of loadedTogether) runs.set(target, []);
-    for (let round = 1; round <= settings.rounds; round++) {
-      const results = await Promise.all(loadedTogether.map((target) => run(target, scenario, settings.seconds, togetherConnections)));
-      loadedTogether.forEach((target, index) => {
-        const result = results[index];
-        if (result) runs.get(target)?.push(result);
-      });
-      process.stderr.write(`${scenario.name} | ${REST} with and without metrics, loaded together | round ${round}\n`);
+    for (const pair of pairs) {
+      for (const target of pair) runs.set(target, []);
+      for (let round = 1; round <= settings.rounds; round++) {
+        // Whose load starts first turns round each round, as the targets' order does.
+        const ordered = roundOrder(pair, round);
+        const results = await Promise.all(ordered.map((target) => run(target, scenario, settings.seconds, togetherConnections)));
+        ordered.forEach((target, index) => {
+          const result = results[index];
+          if (result) runs.get(target)?.push(result);
+        });
+        process.stderr.write(`${scenario.name} | ${pair.map((target) => target.name).join(' and ')} | round ${round}\n`);
+      }
     }
     samples[scenario.name] = Object.fromEntries(
-      [...targets, ...loadedTogether].map((target) => [
+      [...targets, ...pairs.flat()].map((target) => [
         target.name,
         (runs.get(target) ?? []).map((result) => ({
           callsPerSecond: result.requestsPerSecond * target.callsPerRequest,

@@ -34,6 +34,11 @@ export const REST_MIN_BASELINE_THROUGHPUT_GET_BY_ID = 0.9;
 export const BEFORE = ', before';
 /** Against that checkout's service, a call may cost at most this many times its CPU there: a change that is not about speed costs none. */
 export const BEFORE_MAX_CPU_FACTOR = 1.03;
+/**
+ * Appended to the names of a target and of its before counterpart for the rounds that load both
+ * at once: the samples the before budget is judged on.
+ */
+export const BESIDE_BEFORE = ', loaded beside before';
 
 /** A streamed batch against the same batch answered at once: at least this share of its calls/s… */
 export const STREAM_MIN_THROUGHPUT = 0.8;
