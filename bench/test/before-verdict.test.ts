@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BEFORE, BEFORE_MAX_CPU_FACTOR, BESIDE_BEFORE, REST } from '../src/target-names.js';
 import { type Samples, beforeVerdicts } from '../src/verdicts.js';
+import { roundsAtCpu as rounds } from './support/rounds.js';
 
 const SCENARIO = 'create';
-
-/** Rounds of one target at these CPU µs per call (calls/s follow). */
-const rounds = (cpuMicros: number[]) => cpuMicros.map((cpuMicrosPerCall) => ({ callsPerSecond: 1e6 / cpuMicrosPerCall, cpuMicrosPerCall }));
 
 /** REST's before verdict of a run whose alternating and loaded-together rounds gave these CPU figures. */
 const restVerdict = (alternating: { now: number[]; before: number[] }, together: { now: number[]; before: number[] }) => {

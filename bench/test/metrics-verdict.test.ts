@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { METRICS_MAX_CPU_FACTOR, REST, REST_WITH_METRICS, TOGETHER } from '../src/target-names.js';
 import { type Samples, verdicts } from '../src/verdicts.js';
+import { roundsAtCpu as rounds } from './support/rounds.js';
 
 const SCENARIO = 'get by id';
-
-/** Rounds of one target at these CPU µs per call (calls/s follow). */
-const rounds = (cpuMicros: number[]) => cpuMicros.map((cpuMicrosPerCall) => ({ callsPerSecond: 1e6 / cpuMicrosPerCall, cpuMicrosPerCall }));
 
 /** The metrics verdict of a run whose alternating and loaded-together rounds gave these CPU figures. */
 const metricsVerdict = (alternating: { without: number[]; with: number[] }, together: { without: number[]; with: number[] }) => {
