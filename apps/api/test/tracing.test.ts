@@ -68,7 +68,7 @@ it.beforeAll(async ({ storage }) => {
   // Stopping exports what is left.
   child.kill('SIGTERM');
   stdout = printed + (await stopped).stdout;
-}, 30_000);
+}, 60_000);
 afterAll(() => receiver.close());
 
 describe('tracing over OTLP/HTTP', () => {
