@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { BENCH_VARIABLES, benchRedisUrl, benchSettings } from './bench-settings.js';
 import { barChart } from './chart.js';
 import { type LoadResult, load, median } from './load.js';
+import { onOneCore } from './one-core.js';
 import { roundOrder } from './round-order.js';
 import { BATCHED, BATCH_SIZE, STREAMED, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
@@ -198,16 +199,22 @@ try {
     }
     for (const pair of pairs) {
       for (const target of pair) runs.set(target, []);
-      for (let round = 1; round <= settings.rounds; round++) {
-        // Whose load starts first turns round each round, as the targets' order does.
-        const ordered = roundOrder(pair, round);
-        const results = await Promise.all(ordered.map((target) => run(target, scenario, settings.seconds, togetherConnections)));
-        ordered.forEach((target, index) => {
-          const result = results[index];
-          if (result) runs.get(target)?.push(result);
-        });
-        process.stderr.write(`${scenario.name} | ${pair.map((target) => target.name).join(' and ')} | round ${round}\n`);
-      }
+      // Both on one core, the load on another (one-core.ts), as the side-by-side measure runs them.
+      await onOneCore(
+        pair.map((target) => target.process.pid),
+        async () => {
+          for (let round = 1; round <= settings.rounds; round++) {
+            // Whose load starts first turns round each round, as the targets' order does.
+            const ordered = roundOrder(pair, round);
+            const results = await Promise.all(ordered.map((target) => run(target, scenario, settings.seconds, togetherConnections)));
+            ordered.forEach((target, index) => {
+              const result = results[index];
+              if (result) runs.get(target)?.push(result);
+            });
+            process.stderr.write(`${scenario.name} | ${pair.map((target) => target.name).join(' and ')} | round ${round}\n`);
+          }
+        },
+      );
     }
     samples[scenario.name] = Object.fromEntries(
       [...targets, ...pairs.flat()].map((target) => [

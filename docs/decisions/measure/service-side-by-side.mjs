@@ -4,8 +4,8 @@
 //   node docs/decisions/measure/service-side-by-side.mjs <other checkout> [<this checkout>]
 //
 // Both checkouts installed and built; this checkout's bench (bench/dist) seeds, starts and loads
-// them. Both services are pinned to core 1, this process (the load) stays where it is told
-// (`taskset -c 0 node …`). Each slice loads both at once with 16 connections; the ratio of a
+// them. Both services share one core and this process (the load) has another, as the bench's
+// pairs run (bench/src/one-core.ts). Each slice loads both at once with 16 connections; the ratio of a
 // slice is CPU µs per request of the first ÷ the second, and a scenario prints their median.
 // Run the same build against itself (pass this checkout twice) to see what the machine's noise
 // alone gives: on PostgreSQL one run of 10 slices has ranged 0.89-1.05 against itself, so compare
@@ -13,7 +13,6 @@
 //
 // ENGINE=postgres|sqlite (default postgres); ONLY=<part of a scenario's name>; KIND=REST,tRPC,batch,stream;
 // SLICES (10), SECONDS (3); FIRST=second starts the second build first; SWAP=1 gives each the other copy.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -23,6 +22,7 @@ const [other, self = '.'] = process.argv.slice(2).map((path) => resolve(path));
 if (!other) throw new Error('usage: service-side-by-side.mjs <other checkout> [<this checkout>]');
 const bench = resolve(import.meta.dirname, '../../../bench');
 const { startTarget, cpuTicksOf } = await import(join(bench, 'dist/target-process.js'));
+const { onOneCore } = await import(join(bench, 'dist/one-core.js'));
 const { scenarios } = await import(join(bench, 'dist/scenarios.js'));
 const autocannon = createRequire(join(bench, 'package.json'))('autocannon');
 const SEEDED = 10_000;
@@ -54,7 +54,6 @@ const start = (checkout, { database, apiKey }) =>
 const [first, second] = process.env.FIRST === 'second'
   ? await start(other, theirs).then(async (b) => [await start(self, mine), b])
   : await start(self, mine).then(async (a) => [a, await start(other, theirs)]);
-for (const { pid } of [first, second]) execFileSync('taskset', ['-a', '-p', '-c', '1', String(pid)], { stdio: 'ignore' });
 
 const load = (target, request, apiKey, duration) =>
   new Promise((done, fail) => {
@@ -65,29 +64,31 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const KINDS = { REST: 'rest', tRPC: 'trpc', batch: 'trpcBatched', stream: 'trpcStreamed' };
 
-for (const scenario of scenarios(SEEDED)) {
-  if (process.env.ONLY && !scenario.name.includes(process.env.ONLY)) continue;
-  for (const kind of (process.env.KIND ?? 'REST,tRPC,batch,stream').split(',')) {
-    const request = scenario[KINDS[kind]];
-    await Promise.all([load(first, request, mine.apiKey, 1), load(second, request, theirs.apiKey, 1)]);
-    const ratios = [];
-    const perRequest = { first: { user: [], system: [] }, second: { user: [], system: [] } };
-    for (let slice = 0; slice < SLICES; slice++) {
-      const before = [cpuTicksOf(first.pid), cpuTicksOf(second.pid)];
-      // Whose load starts first alternates, so neither is always the one served first.
-      const loads = [load(first, request, mine.apiKey, SECONDS), load(second, request, theirs.apiKey, SECONDS)];
-      const [a, b] = slice % 2 === 0 ? await Promise.all(loads) : (await Promise.all(loads.reverse())).reverse();
-      const after = [cpuTicksOf(first.pid), cpuTicksOf(second.pid)];
-      const µs = (index, field, requests) => ((after[index][field] - before[index][field]) * 10_000) / requests;
-      perRequest.first.user.push(µs(0, 'user', a.requests.total));
-      perRequest.first.system.push(µs(0, 'system', a.requests.total));
-      perRequest.second.user.push(µs(1, 'user', b.requests.total));
-      perRequest.second.system.push(µs(1, 'system', b.requests.total));
-      ratios.push((µs(0, 'user', a.requests.total) + µs(0, 'system', a.requests.total)) / (µs(1, 'user', b.requests.total) + µs(1, 'system', b.requests.total)));
+await onOneCore([first.pid, second.pid], async () => {
+  for (const scenario of scenarios(SEEDED)) {
+    if (process.env.ONLY && !scenario.name.includes(process.env.ONLY)) continue;
+    for (const kind of (process.env.KIND ?? 'REST,tRPC,batch,stream').split(',')) {
+      const request = scenario[KINDS[kind]];
+      await Promise.all([load(first, request, mine.apiKey, 1), load(second, request, theirs.apiKey, 1)]);
+      const ratios = [];
+      const perRequest = { first: { user: [], system: [] }, second: { user: [], system: [] } };
+      for (let slice = 0; slice < SLICES; slice++) {
+        const before = [cpuTicksOf(first.pid), cpuTicksOf(second.pid)];
+        // Whose load starts first alternates, so neither is always the one served first.
+        const loads = [load(first, request, mine.apiKey, SECONDS), load(second, request, theirs.apiKey, SECONDS)];
+        const [a, b] = slice % 2 === 0 ? await Promise.all(loads) : (await Promise.all(loads.reverse())).reverse();
+        const after = [cpuTicksOf(first.pid), cpuTicksOf(second.pid)];
+        const µs = (index, field, requests) => ((after[index][field] - before[index][field]) * 10_000) / requests;
+        perRequest.first.user.push(µs(0, 'user', a.requests.total));
+        perRequest.first.system.push(µs(0, 'system', a.requests.total));
+        perRequest.second.user.push(µs(1, 'user', b.requests.total));
+        perRequest.second.system.push(µs(1, 'system', b.requests.total));
+        ratios.push((µs(0, 'user', a.requests.total) + µs(0, 'system', a.requests.total)) / (µs(1, 'user', b.requests.total) + µs(1, 'system', b.requests.total)));
+      }
+      const figures = (side) => `${mean(side.user).toFixed(1)} user + ${mean(side.system).toFixed(1)} system µs`;
+      console.log(`${scenario.name} ${kind}: ${median(ratios).toFixed(3)} (${figures(perRequest.first)} / ${figures(perRequest.second)}) [${ratios.map((r) => r.toFixed(3)).join(' ')}]`);
     }
-    const figures = (side) => `${mean(side.user).toFixed(1)} user + ${mean(side.system).toFixed(1)} system µs`;
-    console.log(`${scenario.name} ${kind}: ${median(ratios).toFixed(3)} (${figures(perRequest.first)} / ${figures(perRequest.second)}) [${ratios.map((r) => r.toFixed(3)).join(' ')}]`);
   }
-}
+});
 await Promise.all([first.stop(), second.stop()]);
 await Promise.all(copies.map(({ drop }) => drop()));
