@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { statusOf } from './target-process.js';
 
 /** The cores a process may run on, as Linux lists them (`0-1`, `0,2-3`). */
-export const coresOf = (pid: number): string => /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '';
+export const coresOf = (pid: number): string => statusOf(pid, 'Cpus_allowed_list') ?? '';
 
 /** Each core of a list such as `0,2-3`. */
 const eachCore = (list: string): number[] =>

@@ -34,10 +34,12 @@ const cpuSecondsOf = (pid: number) => {
   return (user + system) / TICKS_PER_SECOND;
 };
 
-const statusField = (pid: number, field: string) => {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match?.[1] ?? Number.NaN) / 1024;
-};
+/** The value of one line of a process's /proc status (`VmRSS`, `Cpus_allowed_list`), as Linux writes it. */
+export const statusOf = (pid: number, field: string): string | undefined =>
+  new RegExp(`^${field}:\\s+(.+)$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+
+/** A memory line of the status (`VmRSS:  123456 kB`), in MiB. */
+const statusMiB = (pid: number, field: string) => Number(/^(\d+) kB$/.exec(statusOf(pid, field) ?? '')?.[1] ?? Number.NaN) / 1024;
 
 /** Some of the service's settings, by their names in its configuration, as the text of their variables. */
 export type ServiceSettings = Partial<Record<keyof typeof SETTINGS, string>>;
@@ -184,8 +186,8 @@ export const startTarget = async (
   return {
     url: `http://127.0.0.1:${port}`,
     pid,
-    peakRssMiB: () => statusField(pid, 'VmHWM'),
-    rssMiB: () => statusField(pid, 'VmRSS'),
+    peakRssMiB: () => statusMiB(pid, 'VmHWM'),
+    rssMiB: () => statusMiB(pid, 'VmRSS'),
     cpuSeconds: () => cpuSecondsOf(pid),
     stop: async () => {
       const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
