@@ -5,33 +5,17 @@
 // registry serves it, checked against the integrity its lockfile pins, and linked as
 // node_modules/.bin/node. pnpm's own launcher in node_modules/.bin runs on that node when it is
 // there, and puts node_modules/.bin first on PATH for every script, so each `npx pnpm …` of this
-// checkout then runs on it. On a machine with a Node that is new enough, the link is removed and
-// that Node runs everything.
+// checkout then runs on it; a later install finds that build installed and reuses it. On a machine
+// with a Node that is new enough, the link is removed and that Node runs everything.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, lstatSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { delimiter, dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import versions from './versions.cjs';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const RECOMMENDED = fileURLToPath(new URL('./24', import.meta.url));
+const { ROOT, broughtBuild, isAtLeast, requiredVersion } = versions;
 const LINK = join(ROOT, 'node_modules', '.bin', 'node');
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
-
-/** The oldest version `engines.node` (">=22.12") accepts, as [major, minor, patch]. */
-const requiredVersion = () => {
-  const range = readJson(join(ROOT, 'package.json')).engines.node;
-  const parts = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range);
-  if (parts === null) throw new Error(`engines.node is "${range}"; expected ">=<major>[.<minor>[.<patch>]]"`);
-  return parts.slice(1).map((part) => Number(part ?? 0));
-};
-
-/** Whether `version` ("v22.23.3") is `required` or later. */
-const isAtLeast = (version, required) => {
-  const parts = version.slice(1).split('.').map(Number);
-  for (let at = 0; at < 3; at++) if (parts[at] !== required[at]) return parts[at] > required[at];
-  return true;
-};
 
 const isLink = (path) => {
   try {
@@ -74,22 +58,41 @@ if (isAtLeast(machine, required)) {
   process.exit(0);
 }
 
-const build = `node-${process.platform}-${process.arch}`;
-const { optionalDependencies } = readJson(join(RECOMMENDED, 'package.json'));
-const version = optionalDependencies[build];
+const { name: build, version, folder: RECOMMENDED } = broughtBuild();
 if (version === undefined) {
   console.error(`Petstore needs Node ${requiredText} or later; this machine runs ${machine}. The npm registry has no official build for ${process.platform}-${process.arch} to bring: install Node 24 and run the install again.`);
   process.exit(1);
 }
 
-// npm's own variables from pnpm's run would change what npm ci does; the registry and cache stay.
-const KEPT = new Set(['npm_config_registry', 'npm_config_cache', 'npm_config_userconfig']);
-const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_') || KEPT.has(name.toLowerCase())));
-execFileSync('npm', ['ci', '--prefix', RECOMMENDED, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: ['ignore', 'inherit', 'inherit'], env });
+/**
+ * Whether the build the lockfile pins is the one installed: npm ci checked its integrity when it
+ * installed it, and keeps what it installed in its hidden lockfile. An install that finds it there
+ * reuses it (npm ci would take most of a second start's time to unpack the same 120 MB again).
+ */
+const pinnedIsInstalled = () => {
+  const key = `node_modules/${build}`;
+  try {
+    const pinned = readJson(join(RECOMMENDED, 'package-lock.json')).packages[key];
+    const installed = readJson(join(RECOMMENDED, 'node_modules', '.package-lock.json')).packages[key];
+    accessSync(join(RECOMMENDED, key, 'bin', 'node'), constants.X_OK);
+    return pinned.version === installed.version && pinned.integrity === installed.integrity;
+  } catch {
+    return false;
+  }
+};
 
 const binary = join(RECOMMENDED, 'node_modules', build, 'bin', 'node');
+const target = relative(dirname(LINK), binary);
+const reused = pinnedIsInstalled();
+if (!reused) {
+  // npm's own variables from pnpm's run would change what npm ci does; the registry and cache stay.
+  const KEPT = new Set(['npm_config_registry', 'npm_config_cache', 'npm_config_userconfig']);
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_') || KEPT.has(name.toLowerCase())));
+  execFileSync('npm', ['ci', '--prefix', RECOMMENDED, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: ['ignore', 'inherit', 'inherit'], env });
+}
+if (reused && isLink(LINK) && readlinkSync(LINK) === target) process.exit(0);
 if (isLink(LINK)) rmSync(LINK);
-symlinkSync(relative(dirname(LINK), binary), LINK);
+symlinkSync(target, LINK);
 const brought = execFileSync(LINK, ['--version'], { encoding: 'utf8' }).trim();
 console.log(
   `This machine runs Node ${machine}; Petstore needs ${requiredText} or later. Node ${brought} is now in ${relative(ROOT, dirname(LINK))}, from the npm registry (${build}@${version}), and every \`npx pnpm …\` of this checkout runs on it.`,
