@@ -53,6 +53,8 @@ export default mergeConfig(
       // in); with lint, type checks and the other packages' tests on the same two cores, a few of
       // those take longer than the shared 20 s without anything being wrong.
       testTimeout: 60_000,
+      // Tests that start the service or a CLI as a process run it built (test/support/processes.ts).
+      globalSetup: ['test/support/build.ts'],
       projects: [
         {
           extends: true,

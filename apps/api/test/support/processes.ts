@@ -14,8 +14,15 @@ const childEnvironment = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...in
 export const spawnCommand = (command: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = API_ROOT) =>
   spawn(command, args, { cwd, env: childEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** Runs one of the service's TypeScript entry points the way `pnpm dev` and `pnpm keys` do. */
+/** Where the build puts an entry point's JavaScript: `src/main.ts` runs as `dist/main.js`. */
+const builtEntry = (entry: string) => entry.replace(/^src\/(.*)\.ts$/, 'dist/$1.js');
+
+/**
+ * Runs one of the service's entry points (`src/main.ts`, `src/cli/keys.ts`) as built, the way
+ * `npx pnpm start` and `npx pnpm keys` run them: the suite's global set-up (build.ts) has built the
+ * sources as they are, so no process compiles them again on its way in.
+ */
 export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv) =>
-  spawnCommand(process.execPath, ['--import', 'tsx', '--conditions=petstore-source', entry, ...args], env);
+  spawnCommand(process.execPath, [builtEntry(entry), ...args], env);
 
 export { type Finished, collect, waitForOutput } from '../../src/testing/child-output.js';
