@@ -51,7 +51,12 @@ export const startFlakyProxy = async (target: string): Promise<FlakyProxy> => {
       const path = REQUEST_LINE.exec(chunk.toString('latin1'))?.[1];
       const mishap = path === undefined ? undefined : armed;
       if (mishap && --left === 0) armed = undefined;
-      if (mishap?.kind === 'stall') return;
+      if (mishap?.kind === 'stall') {
+        // Held for as long as the client waits: the service's own idle timeout, closing the
+        // connection upstream, would otherwise end the stall for it.
+        upstream.removeListener('close', closeBoth).removeListener('error', closeBoth).destroy();
+        return;
+      }
       if (mishap?.kind === 'answer') {
         client.end(rawAnswer(path ?? '', mishap.status, mishap.headers));
         upstream.destroy();
