@@ -13,9 +13,13 @@ const LIMIT_PER_MINUTE = 40;
  * Redis's bound here: above the default 50 ms, so that a busy shared machine does not make a
  * command that Redis answers time out (and count in the instance) while the test checks shared counts.
  */
-const REDIS_TIMEOUT_MS = 250;
-/** What a request may take on this shared 2-core machine while Redis is away: far below the 10 s it once took. */
-const SLOWEST_ALLOWED_MS = 1_000;
+const REDIS_TIMEOUT_MS = 500;
+/**
+ * What a request may take while Redis is away: it waits for Redis once at most, and the rest of it
+ * takes milliseconds, or a few hundred on a machine whose cores are busy with other work. Waiting
+ * twice, or for the 10 s it once took, is past it.
+ */
+const SLOWEST_ALLOWED_MS = 2 * REDIS_TIMEOUT_MS;
 
 let redis: OwnRedis;
 let instances: ServiceInstance[];
@@ -81,7 +85,7 @@ describe('when Redis stops under two running instances', () => {
     figures.whileHung = { statuses: tally.statuses, slowestMs: tally.slowestMs };
     // Each request waited for Redis once, at most its bound, then counted in the instance.
     expect(tally.slowestMs).toBeGreaterThanOrEqual(REDIS_TIMEOUT_MS);
-    expect(tally.slowestMs).toBeLessThan(REDIS_TIMEOUT_MS + 500);
+    expect(tally.slowestMs).toBeLessThan(SLOWEST_ALLOWED_MS);
   });
 
   it('serve every request, within the bound, counting each instance on its own', async ({ storage }) => {

@@ -93,14 +93,21 @@ const freshStorage = async () => {
   return storage;
 };
 
-/** Sends SIGTERM and expects a clean exit at least `atLeastMs` and at most 2 s after it. */
+/**
+ * How much later than its setting a step may come on a machine whose cores are busy with other work:
+ * each bound below is the setting it exercises plus this, still short of the next thing the service
+ * could wrongly wait for (the idle bound, or the grace of DEFAULT_SHUTDOWN_GRACE_MS).
+ */
+const BUSY_MACHINE_MS = 3_000;
+
+/** Sends SIGTERM and expects a clean exit at least `atLeastMs` after it, and then at once. */
 const stopsWithin = async (service: Awaited<ReturnType<typeof startService>>, atLeastMs: number) => {
   const signalledAt = performance.now();
   service.child.kill('SIGTERM');
   const exit = await service.exited;
   expect(exit.code).toBe(0);
   expect(exit.at - signalledAt).toBeGreaterThanOrEqual(atLeastMs);
-  expect(exit.at - signalledAt).toBeLessThan(2_000);
+  expect(exit.at - signalledAt).toBeLessThan(atLeastMs + BUSY_MACHINE_MS);
 };
 
 const loggedStopMs = (output: string) => Number(/"ms":(\d+),"msg":"stopped"/.exec(output)?.[1] ?? Number.NaN);
@@ -152,11 +159,11 @@ describe('a rolling deploy: SIGTERM under keep-alive load', () => {
     expect(afterSignal.length).toBeGreaterThan(0);
     expect(afterSignal.filter(([, { outcome }]) => outcome.kind === 'answered' && outcome.headers.connection !== 'close')).toEqual([]);
     expect(service.output()).not.toMatch(/grace ran out/);
-    // Requests that take milliseconds are done, and the stores closed, within a second of the
-    // signal (the service's own `stopped` line); the process then ends as its event loop empties,
-    // which on a machine busy with other tests can take a moment more.
-    expect(loggedStopMs(service.output())).toBeLessThan(1_000);
-    expect(exitMs).toBeLessThan(3_000);
+    // Requests that take milliseconds are done, and the stores closed (the service's own `stopped`
+    // line), before an idle connection would have been closed: nothing waited for the idle bound.
+    // The process then ends as its event loop empties, which on a busy machine takes a moment more.
+    expect(loggedStopMs(service.output())).toBeLessThan(DEFAULT_SHUTDOWN_IDLE_MS);
+    expect(exitMs).toBeLessThan(loggedStopMs(service.output()) + BUSY_MACHINE_MS);
 
     // After a restart, the creates the service acknowledged are all there, and no other.
     const second = await startService(storage);
@@ -224,21 +231,22 @@ describe('a rolling deploy: SIGTERM under keep-alive load', () => {
     };
     connection.write(`GET /v1/pets HTTP/1.1\r\nHost: petstore\r\nAuthorization: Bearer ${key}\r\n\r\n`);
     await answers(1);
+    const signalledAt = performance.now();
     service.child.kill('SIGTERM');
     // Well past a first glance at idle connections, well within the proxy's own idle timeout (nginx: 4 s).
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const body = JSON.stringify({ name: 'Late', categoryId: 1 });
-    const sentAt = performance.now();
     connection.write(`POST /v1/pets HTTP/1.1\r\nHost: petstore\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     const closedAt = await closed;
     const second = received.slice(received.lastIndexOf('HTTP/1.1 '));
     expect(second).toMatch(/^HTTP\/1\.1 201 Created\r\n/);
     expect(second).toMatch(/\r\nConnection: close\r\n/i);
-    // The answer closed the last connection: the stop ends then, not at the idle bound.
+    // The answer closed the last connection: the stop ends then, before the idle bound would have
+    // closed it (DEFAULT_SHUTDOWN_IDLE_MS from the signal, 1.5 s of which had passed when it was sent).
     const exit = await service.exited;
     expect(exit.code).toBe(0);
-    expect(closedAt - sentAt).toBeLessThan(1_000);
-    expect(exit.at - sentAt).toBeLessThan(2_000);
+    expect(closedAt - signalledAt).toBeLessThan(DEFAULT_SHUTDOWN_IDLE_MS);
+    expect(exit.at - signalledAt).toBeLessThan(DEFAULT_SHUTDOWN_IDLE_MS);
   });
 
   it('closes an idle keep-alive connection once SHUTDOWN_IDLE_MS has passed, and exits then', async () => {
