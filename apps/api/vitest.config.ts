@@ -49,9 +49,9 @@ export default mergeConfig(
   shared,
   defineConfig({
     test: {
-      // Many tests start the service or a CLI as a process of their own (tsx compiling on the way
-      // in); with lint, type checks and the other packages' tests on the same two cores, a few of
-      // those take longer than the shared 20 s without anything being wrong.
+      // Many tests start the service or a CLI as a process of their own, some several times; with
+      // lint, type checks and the other packages' tests on the same two cores, a few of those take
+      // longer than the shared 20 s without anything being wrong.
       testTimeout: 60_000,
       // Tests that start the service or a CLI as a process run it built (test/support/processes.ts).
       globalSetup: ['test/support/build.ts'],

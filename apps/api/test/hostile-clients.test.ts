@@ -14,7 +14,7 @@ import { LINGER_MAX_MS } from '../src/front-door/lingering-close.js';
 import { type TestServer, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
 import { bodyOf, cpuSecondsOf, exchangeOnce, openConnection, requestText, rssMiBOf, statusOf } from './support/raw-connection.js';
-import { API_ROOT } from './support/processes.js';
+import { API_ROOT, builtEntry } from './support/processes.js';
 import { startInstance } from './support/service-instance.js';
 
 /**
@@ -320,7 +320,7 @@ describe('backups', () => {
       await service.stop();
       const target = join(folder, 'copy.db');
       const backup = (...args: string[]) => {
-        const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=petstore-source', 'src/cli/backup.ts', ...args], {
+        const run = spawnSync(process.execPath, [builtEntry('src/cli/backup.ts'), ...args], {
           cwd: API_ROOT,
           env: { ...process.env, ...storage.env },
           encoding: 'utf8',

@@ -15,7 +15,7 @@ export const spawnCommand = (command: string, args: string[], env: NodeJS.Proces
   spawn(command, args, { cwd, env: childEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** Where the build puts an entry point's JavaScript: `src/main.ts` runs as `dist/main.js`. */
-const builtEntry = (entry: string) => entry.replace(/^src\/(.*)\.ts$/, 'dist/$1.js');
+export const builtEntry = (entry: string) => entry.replace(/^src\/(.*)\.ts$/, 'dist/$1.js');
 
 /**
  * Runs one of the service's entry points (`src/main.ts`, `src/cli/keys.ts`) as built, the way
