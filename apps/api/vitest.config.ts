@@ -2,6 +2,13 @@ import { defineConfig, mergeConfig } from 'vitest/config';
 import { keptWith, leftOutWithout } from '../../packages/core/src/testing/sqlite-only.js';
 import shared from '../../vitest.shared.js';
 
+/**
+ * Each file in a module graph of its own, unlike the other packages: a file's top-level
+ * `test.override({ serverEnv })` replaces the fixtures' defaults for good in vitest 4.1, so in a
+ * worker shared with later files it would start their servers with its settings too.
+ */
+const ISOLATED = true;
+
 /** Tests that do not touch storage; they run once, in the SQLite project. */
 const ENGINE_INDEPENDENT = [
   'src/openapi/**',
@@ -55,6 +62,12 @@ export default mergeConfig(
       testTimeout: 60_000,
       // Tests that start the service or a CLI as a process run it built (test/support/processes.ts).
       globalSetup: ['test/support/build.ts'],
+      isolate: ISOLATED,
+      // Twice as many files at once as there are cores (vitest's own default is one fewer than the
+      // cores: one file at a time on two). Most of a file's time is waiting on what it started, a
+      // service or CLI in a process of its own, a timeout it proves, a client it plays; no two
+      // files share a port, a database, a Redis or a folder.
+      maxWorkers: '200%',
       projects: [
         {
           extends: true,
@@ -85,6 +98,7 @@ export default mergeConfig(
           ssr: shared.ssr,
           test: {
             ...shared.test,
+            isolate: ISOLATED,
             name: 'express',
             env: { PETSTORE_TEST_ENGINE: 'sqlite', PETSTORE_TEST_MOUNT: 'express' },
             include: EXPRESS_MOUNTED,
