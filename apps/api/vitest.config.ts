@@ -66,7 +66,8 @@ export default mergeConfig(
       // Twice as many files at once as there are cores (vitest's own default is one fewer than the
       // cores: one file at a time on two). Most of a file's time is waiting on what it started, a
       // service or CLI in a process of its own, a timeout it proves, a client it plays; no two
-      // files share a port, a database, a Redis or a folder.
+      // files share a port, a database file, a Redis or a folder (PostgreSQL's files share its
+      // connections, and run one at a time below).
       maxWorkers: '200%',
       projects: [
         {
@@ -85,6 +86,9 @@ export default mergeConfig(
                 test: {
                   name: 'postgres',
                   env: { PETSTORE_TEST_ENGINE: 'postgres' },
+                  // One file at a time: the files share PostgreSQL's connections (100 by default),
+                  // and one multi-instance file holds half of them.
+                  maxWorkers: 1,
                   exclude: [...ENGINE_INDEPENDENT, '**/node_modules/**'],
                 },
               },
