@@ -1,10 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type * as SqliteOnly from './sqlite-only.js';
 
-/** The module as a run with this variable would read it: it reads the variable once, on import. */
+let loads = 0;
+/**
+ * The module as a run with this variable would read it: it reads the variable once, on import. Each
+ * load is a module of its own (a query on its path), so the one the other test files of this worker
+ * share keeps reading the run's own variable.
+ */
 const loadedWith = async (sqliteOnly: string | undefined) => {
   vi.stubEnv('PETSTORE_TEST_SQLITE_ONLY', sqliteOnly);
-  vi.resetModules();
-  return import('./sqlite-only.js');
+  loads += 1;
+  return (await import(/* @vite-ignore */ `./sqlite-only.js?load=${String(loads)}`)) as typeof SqliteOnly;
 };
 
 afterEach(() => {
