@@ -75,6 +75,7 @@ describe('createPet refuses bad input and stores nothing', () => {
     ['a name of 256 code points', { name: '🐕'.repeat(256), categoryId: 1 }, 'name'],
     ['a name with a lone surrogate', { name: 'Rex\uD83D', categoryId: 1 }, 'name'],
     ['a name with a NUL character', { name: 'Rex\u0000', categoryId: 1 }, 'name'],
+    ['a name with a control character', { name: 'Re\u0001x', categoryId: 1 }, 'name'],
     ['a number as name', { name: 42, categoryId: 1 }, 'name'],
     ['categoryId as a string', { name: 'Rex', categoryId: '5' }, 'categoryId'],
     ['categoryId as a boolean', { name: 'Rex', categoryId: true }, 'categoryId'],
