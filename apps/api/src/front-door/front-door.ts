@@ -4,23 +4,34 @@ import { REST_PREFIX, TRPC_PREFIX } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { type Door, type Exchange, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
-import type { Transport } from '../exchange/reply.js';
+import type { Reply, Transport } from '../exchange/reply.js';
 import { createAccessLog } from './access-line.js';
+import { ALWAYS_WRITTEN_CHARACTERS, createHeldAnswers } from './held-answers.js';
 import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
 import { writeFailure, writeReply } from './write-reply.js';
+
+export interface DoorOptions {
+  logger: Logger;
+  sendTimeoutMs: number;
+  /** The bytes all clients that have not taken their answers may make the process hold. */
+  maxUnsentBytes: number;
+  clientAddress: (req: IncomingMessage) => string;
+}
 
 /**
  * The state a server's exchanges share (exchange.ts): made once per server, shared by its front
  * doors. Request ids are 72 random bits drawn once per server, so that no two instances give the
  * same id, then a count in base 36 (`k3Jx0mQ9aL1B.1f`).
  */
-export const createDoor = (logger: Logger, sendTimeoutMs: number): Door => {
+export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddress }: DoorOptions): Door => {
   const prefix = randomBytes(9).toString('base64url');
   let issued = 0;
   return {
     logger,
     accessLog: createAccessLog(logger),
     sendTimeoutMs,
+    held: createHeldAnswers(maxUnsentBytes, logger),
+    clientAddress,
     stopping: false,
     pastTheLimit: new WeakSet(),
     issueId: (header) => (typeof header === 'string' && REQUEST_ID_PATTERN.test(header) ? header : `${prefix}.${(issued++).toString(36)}`),
@@ -57,6 +68,32 @@ export interface FrontDoorOptions {
   overload?: OverloadGuard | undefined;
 }
 
+const unavailable = (why: string) =>
+  new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
+
+/**
+ * A reply goes to the writer, unless it is a large answer the process has no room to hold for a
+ * client that may not read it (held-answers.ts): that one is refused as its transport refuses,
+ * before a byte of it is written. A small answer, a create's included, is always written.
+ */
+const writeWithinBudget = (exchange: Exchange, transport: Transport, reply: Reply): void => {
+  if (reply.kind !== 'body' || reply.body.length <= ALWAYS_WRITTEN_CHARACTERS) {
+    writeReply(exchange, reply);
+    return;
+  }
+  const { door, req } = exchange;
+  if (door.held.fits(Buffer.byteLength(reply.body), door.clientAddress(req))) writeReply(exchange, reply);
+  else writeReply(exchange, transport.refuse(exchange, unavailable('holds as many answers as it may for clients that have not read theirs'), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
+};
+
+/**
+ * An HTTP/1.1 request must name its host (RFC 9112 §3.2); Node's own check would answer without
+ * an Error body, so server.ts turns it off and it is made here.
+ */
+const hostless = (req: IncomingMessage) => req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1;
+
+const NO_HOST = () => new TRPCError({ code: 'BAD_REQUEST', message: 'An HTTP/1.1 request must have a Host header.' });
+
 const under = (url: string, prefix: string) =>
   url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?');
 
@@ -74,6 +111,11 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
     const transport = api ?? pages;
     if (!transport) return false;
     const exchange = openExchange(req, res, door);
+    if (hostless(req)) {
+      res.shouldKeepAlive = false;
+      writeReply(exchange, transport.refuse(exchange, NO_HOST()));
+      return true;
+    }
     // A connection taken past the server's limit gets this one answer, and closes.
     const pastTheLimit = door.pastTheLimit.has(req.socket);
     if (pastTheLimit) res.shouldKeepAlive = false;
@@ -85,12 +127,11 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
       }
       if (overload?.overloaded || pastTheLimit) {
         const why = pastTheLimit ? 'has as many connections open as it serves' : 'is overloaded';
-        const unavailable = new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
-        writeReply(exchange, api.refuse(exchange, unavailable, ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
+        writeReply(exchange, api.refuse(exchange, unavailable(why), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
         return true;
       }
     }
-    transport.serve(exchange).then(writeReply.bind(undefined, exchange), writeFailure.bind(undefined, exchange, transport));
+    transport.serve(exchange).then(writeWithinBudget.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
     return true;
   };
 
