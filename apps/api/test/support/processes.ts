@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const API_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -14,8 +15,17 @@ const childEnvironment = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...in
 export const spawnCommand = (command: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = API_ROOT) =>
   spawn(command, args, { cwd, env: childEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
 
+/**
+ * The V8 flags `npx pnpm start` runs the service with (its heap caps), read from the script
+ * itself: a bound on the process's memory holds only for the process as it is started.
+ */
+export const START_FLAGS: string[] = (() => {
+  const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  return scripts.start.split(' ').filter((word) => word.startsWith('--'));
+})();
+
 /** Runs one of the service's TypeScript entry points the way `pnpm dev` and `pnpm keys` do. */
-export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv) =>
-  spawnCommand(process.execPath, ['--import', 'tsx', '--conditions=petstore-source', entry, ...args], env);
+export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []) =>
+  spawnCommand(process.execPath, [...nodeFlags, '--import', 'tsx', '--conditions=petstore-source', entry, ...args], env);
 
 export { type Finished, collect, waitForOutput } from '../../src/testing/child-output.js';
