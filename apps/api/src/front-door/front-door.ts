@@ -32,6 +32,8 @@ export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddres
     sendTimeoutMs,
     held: createHeldAnswers(maxUnsentBytes, logger),
     clientAddress,
+    inFlight: 0,
+    answered: 0,
     stopping: false,
     pastTheLimit: new WeakSet(),
     issueId: (header) => (typeof header === 'string' && REQUEST_ID_PATTERN.test(header) ? header : `${prefix}.${(issued++).toString(36)}`),
@@ -39,17 +41,20 @@ export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddres
 };
 
 /** One request's exchange: its id (the client's own when it is a plain token) and when it started. */
-export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Door): Exchange => ({
-  req,
-  res,
-  door,
-  reqId: door.issueId(req.headers['x-request-id']),
-  startedAt: performance.now(),
-  route: undefined,
-  onFinish: undefined,
-  traceIds: undefined,
-  logger: undefined,
-});
+export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Door): Exchange => {
+  door.inFlight++;
+  return {
+    req,
+    res,
+    door,
+    reqId: door.issueId(req.headers['x-request-id']),
+    startedAt: performance.now(),
+    route: undefined,
+    onFinish: undefined,
+    traceIds: undefined,
+    logger: undefined,
+  };
+};
 
 export interface FrontDoorOptions {
   door: Door;
@@ -64,7 +69,7 @@ export interface FrontDoorOptions {
   pages?: Transport | undefined;
   /** Adds CORS headers, and says whether the request is a preflight; absent when no browser origin is allowed. */
   cors?: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
-  /** Refuses new requests while the event loop is overloaded; absent when shedding is off. */
+  /** Refuses requests that waited too long in an overloaded queue; absent when shedding is off. */
   overload?: OverloadGuard | undefined;
 }
 
@@ -125,7 +130,7 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
         writeReply(exchange, { kind: 'empty', status: 204, headers: [] });
         return true;
       }
-      if (overload?.overloaded || pastTheLimit) {
+      if (pastTheLimit || overload?.shed()) {
         const why = pastTheLimit ? 'has as many connections open as it serves' : 'is overloaded';
         writeReply(exchange, api.refuse(exchange, unavailable(why), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
         return true;

@@ -62,6 +62,8 @@ const end = (exchange: Exchange, last?: string | Buffer) => {
 
 /** The exchange is over: its access line, and whoever listens for its end. */
 const finish = (exchange: Exchange, status: number) => {
+  exchange.door.inFlight--;
+  exchange.door.answered++;
   const elapsedMs = performance.now() - exchange.startedAt;
   exchange.door.accessLog(exchange.reqId, exchange.req.method, exchange.req.url, status, Math.round(elapsedMs), exchange.traceIds);
   exchange.onFinish?.(exchange, status, elapsedMs);

@@ -7,14 +7,6 @@ import type { Readiness } from '../stores/open-stores.js';
 /** Why `/readyz` answers 503 while the service is up: its message is the answer's. */
 export class NotReadyError extends Error {}
 
-/** Why `/readyz` answers 503 while the service sheds load. */
-export class OverloadedError extends NotReadyError {
-  override name = 'OverloadedError';
-  constructor() {
-    super('The service is overloaded and refuses new requests for now.');
-  }
-}
-
 /** Why `/readyz` answers 503 once the service has been told to stop. */
 export class StoppingError extends NotReadyError {
   override name = 'StoppingError';

@@ -12,9 +12,11 @@ const compilesAsProxyList = (list: string[]) => {
 };
 
 /**
- * The mean event-loop delay past which the service sheds load: far above what a saturated but
- * healthy service shows (docs/operating.md, Overload); past it, requests wait on each other rather than on
- * work.
+ * How much of the service's own work may be ahead of a request: when even the least of a window
+ * is more, the queue is not draining, and requests with twice as much ahead are shed
+ * (front-door/overload.ts). Saturated by the bench's 32 connections, a request has a few
+ * milliseconds of work ahead; a client the service could start on only 200 ms from now is better
+ * told at once to retry elsewhere (docs/operating.md, Overload).
  */
 export const DEFAULT_OVERLOAD_DELAY_MS = 100;
 
@@ -225,7 +227,7 @@ export const SETTINGS = {
     schema: MillisecondsOrOff('0 turns load shedding off').default(DEFAULT_OVERLOAD_DELAY_MS),
     readBy: 'service',
     description:
-      'mean event-loop delay (ms) past which new requests get 503 (see [Overload](#overload)); `0` turns shedding off',
+      "how much of the service's own work (ms) may be ahead of a request: when the least of a 250 ms window is more, it is overloaded, and requests with twice this ahead are refused with 503 (see [Overload](#overload)); `0` turns shedding off",
   },
   shutdownDelayMs: {
     variable: 'SHUTDOWN_DELAY_MS',
