@@ -36,9 +36,16 @@ describe('one address opening thousands of keep-alive connections', () => {
         // A few hundred at a time, as fast as the test's own event loop opens them.
         if (opened % 500 === 499) await pause(1);
       }
-      await pause(3_000);
-      const held = connectionsHeldFrom(port, '127.0.0.1');
-      await pause(2_000);
+      // What it goes on holding once the attack's connections have come in, before their keep-alive
+      // time ends; the socket table also lists, for a moment, handshakes queued for the service and
+      // connections it is closing, so the fewest of several looks is what it holds.
+      await pause(2_500);
+      let held = Infinity;
+      for (let look = 0; look < 5; look++) {
+        held = Math.min(held, connectionsHeldFrom(port, '127.0.0.1'));
+        await pause(200);
+      }
+      await pause(1_000);
       const met = await bystander.stop();
       console.log(`${ATTACK_CONNECTIONS} connections from one address: ${held} held; bystander ${JSON.stringify(met)}`);
       expect(held).toBeLessThanOrEqual(defaultOf('maxConnectionsPerAddress'));

@@ -65,7 +65,7 @@ const KEPT_BODY_BYTES = 512;
 export const readAnswers = (socket: Socket, count: number, giveUpMs = 60_000) =>
   new Promise<ReadAnswer[]>((resolve) => {
     const answers: ReadAnswer[] = [];
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     let current: ReadAnswer | undefined;
     let bodyLeft = 0;
     const done = () => {
