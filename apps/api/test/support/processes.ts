@@ -8,9 +8,9 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 // A child gets its storage from the test alone, never from the shell that started the tests.
 const STORAGE_VARIABLES = ['PETSTORE_DB', 'DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX'];
 const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !STORAGE_VARIABLES.includes(name)));
-// Load shedding is off unless a test turns it on: a whole suite on two cores starves a child of
-// CPU in a way no real overload looks like, and test/overload.test.ts covers the behaviour.
-const childEnvironment = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...inherited, OVERLOAD_DELAY_MS: '0', ...env });
+// Load shedding is on, as it ships: a whole suite on two cores starves a child of CPU, which the
+// service must not mistake for its own overload (front-door/overload.ts).
+const childEnvironment = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...inherited, ...env });
 
 export const spawnCommand = (command: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = API_ROOT) =>
   spawn(command, args, { cwd, env: childEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { spawnCommand } from './processes.js';
+import { freePort } from './redis-server.js';
+
+/** Debian installs it in /usr/sbin, which a user's PATH often leaves out. */
+const haproxyBinary = () => ['haproxy', '/usr/sbin/haproxy'].find((candidate) => !spawnSync(candidate, ['-v']).error);
+
+/**
+ * HAProxy in front of `upstreams`, as a team that runs it would set it up for the service: health
+ * checks on `/readyz` (a server is out after 3 failed checks, back after 2 good ones), a request
+ * whose connection was refused tried again on the other server, and a connection to a server per
+ * request, so none is reused just as an instance closes it.
+ */
+const configFor = (listenPort: number, upstreams: string[]) => `
+global
+  maxconn 4096
+  log stdout format raw local0 info
+defaults
+  mode http
+  log global
+  option httplog
+  timeout connect 1s
+  timeout client 30s
+  timeout server 30s
+  retries 3
+  option redispatch
+  option http-keep-alive
+frontend petstore
+  bind 127.0.0.1:${String(listenPort)}
+  default_backend instances
+backend instances
+  balance roundrobin
+  option httpchk GET /readyz
+  default-server check inter 500ms fall 3 rise 2
+${upstreams.map((upstream, index) => `  server api-${String(index + 1)} ${upstream}`).join('\n')}
+`;
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => {
+      resolve(false);
+    });
+  });
+
+export interface RunningHaproxy {
+  url: string;
+  /** What HAProxy printed: servers going down and up. */
+  output(this: void): string;
+  dispose(this: void): Promise<void>;
+}
+
+/** Debian's `haproxy` in the foreground, from a temporary folder, stopped by its PID. */
+export const startHaproxy = async (upstreams: string[]): Promise<RunningHaproxy> => {
+  const binary = haproxyBinary();
+  if (binary === undefined) throw new Error('haproxy is not installed: this test runs the service behind it (apt-get install haproxy; .ci/run does).');
+  const folder = mkdtempSync(join(tmpdir(), 'petstore-haproxy-'));
+  const port = await freePort();
+  writeFileSync(join(folder, 'haproxy.cfg'), configFor(port, upstreams));
+  const child = spawnCommand(binary, ['-db', '-f', join(folder, 'haproxy.cfg')], {}, folder);
+  let printed = '';
+  child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
+  const deadline = Date.now() + 10_000;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      rmSync(folder, { recursive: true, force: true });
+      throw new Error(`haproxy did not start:\n${printed}`);
+    }
+    await sleep(20);
+  }
+  return {
+    url: `http://127.0.0.1:${String(port)}`,
+    output: () => printed,
+    dispose: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+};
