@@ -42,7 +42,7 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
   const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
   const door = createDoor({ logger, sendTimeoutMs: config.sendTimeoutMs, maxUnsentBytes: config.maxUnsentBytes, clientAddress });
-  const overload = createOverloadGuard(config.overloadDelayMs, door, logger);
+  const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const api = {
     door,
     rest: observed.transport(createRestTransport({ authenticate, admit, openApiJson: lazyDocument(config), call })),

@@ -10,9 +10,9 @@ import { errorReply } from './exchange/error-reply.js';
 import type { Door } from './exchange/exchange.js';
 import { trustedProxyTest } from './admission/client-address.js';
 import { REQUEST_TIMEOUT, bodyUnparseable, expectContinue } from './exchange/read-body.js';
-import { trackConnections } from './front-door/connections.js';
+import { oneAtATime, trackConnections } from './front-door/connections.js';
 import { openExchange } from './front-door/front-door.js';
-import { oneAtATime } from './front-door/pipelining.js';
+
 import { writeReply } from './front-door/write-reply.js';
 import { createMetricsServer } from './observability/metrics-server.js';
 import { type Petstore, openPetstore } from './petstore.js';

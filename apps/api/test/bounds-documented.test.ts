@@ -6,7 +6,7 @@ import { MAX_QUOTA_SUBJECTS } from '../src/admission/quota.js';
 import { BODY_LIMIT_BYTES, MAX_DECOMPRESSION_RATIO } from '../src/exchange/read-body.js';
 import { CONNECTIONS_PAST_THE_LIMIT } from '../src/front-door/connections.js';
 import { ALWAYS_WRITTEN_CHARACTERS } from '../src/front-door/held-answers.js';
-import { MAX_PIPELINED_REQUESTS } from '../src/front-door/pipelining.js';
+import { MAX_PIPELINED_REQUESTS } from '../src/front-door/connections.js';
 import { KEEP_ALIVE_TIMEOUT_BUFFER_MS, KEEP_ALIVE_TIMEOUT_MS } from '../src/server.js';
 import { MAX_LOGGED_URL_LENGTH } from '../src/front-door/access-line.js';
 import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../src/front-door/lingering-close.js';

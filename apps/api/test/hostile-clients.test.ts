@@ -11,7 +11,7 @@ import { describe, expect } from 'vitest';
 import { MAX_QUOTA_SUBJECTS } from '../src/admission/quota.js';
 import { BODY_LIMIT_BYTES, MAX_DECOMPRESSION_RATIO } from '../src/exchange/read-body.js';
 import { LINGER_MAX_MS } from '../src/front-door/lingering-close.js';
-import { MAX_PIPELINED_REQUESTS } from '../src/front-door/pipelining.js';
+import { MAX_PIPELINED_REQUESTS } from '../src/front-door/connections.js';
 import { type TestServer, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
 import { bodyOf, cpuSecondsOf, exchangeOnce, openConnection, requestText, rssMiBOf, statusOf } from './support/raw-connection.js';

@@ -1,10 +1,10 @@
 import { MAX_BATCH_SIZE } from '@petstore/core';
 import { seedSqliteStore } from '@petstore/core/testing';
 import { describe, expect } from 'vitest';
-import { MAX_PIPELINED_REQUESTS } from '../src/front-door/pipelining.js';
+import { MAX_PIPELINED_REQUESTS } from '../src/front-door/connections.js';
 import { SETTINGS } from '../src/settings/config.js';
 import { it } from '../src/testing/index.js';
-import { readAnswers, startBystander } from './support/attack.js';
+import { type Bystander, readAnswers, startBystander } from './support/attack.js';
 import { createKeys } from './support/keys.js';
 import { cpuSecondsOf, openConnection, peakRssMiBOf, resetPeakRss } from './support/raw-connection.js';
 import { type ServiceInstance, startInstance } from './support/service-instance.js';
@@ -37,6 +37,17 @@ const batchOfPages = (key: string, id: string) =>
 const BATCHES_PER_KEY = defaultOf('rateLimitPerMinute') / MAX_BATCH_SIZE;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What another client met meanwhile: every request answered, and answered 200 but for the odd one
+ * shed while the attack's own requests kept the service busy (a few per cent at most).
+ */
+const expectServed = (met: Bystander) => {
+  expect(met.failures).toBe(0);
+  const answered = Object.values(met.statuses).reduce((sum, count) => sum + count, 0);
+  expect(Object.keys(met.statuses).filter((status) => status !== '200' && status !== '503')).toEqual([]);
+  expect(met.statuses[503] ?? 0).toBeLessThanOrEqual(Math.max(1, answered * 0.05));
+};
 
 const isAlive = (pid: number) => {
   try {
@@ -79,10 +90,11 @@ describe('a connection that pipelines large answers and does not read them', () 
       expect(alive).toBe(true);
       expect(peakMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
       expect(answers.map(({ requestId }) => requestId)).toEqual(ids);
-      expect(answers.map(({ status }) => status)).toEqual(ids.map(() => 200));
-      expect(answers.every(({ bodyBytes }) => bodyBytes > 7_000_000)).toBe(true);
-      expect(met.failures).toBe(0);
-      expect(Object.keys(met.statuses)).toEqual(['200']);
+      // Each a whole batch, unless shed: a stream of requests each some hundred milliseconds of the
+      // service's work keeps it busy, and with shedding on as it ships one may be refused (503).
+      expect(answers.every(({ status, bodyBytes }) => (status === 200 && bodyBytes > 7_000_000) || status === 503)).toBe(true);
+      expect(answers.filter(({ status }) => status === 200).length).toBeGreaterThan(ids.length / 2);
+      expectServed(met);
     } finally {
       await service.stop();
     }
@@ -118,8 +130,7 @@ describe('many connections that ask for large answers and never read', () => {
         expect(JSON.parse(refused?.bodyStart ?? '')).toMatchObject({ error: { data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } } });
       }
       // Small answers are always written: nobody else is refused for what these clients hold.
-      expect(met.failures).toBe(0);
-      expect(Object.keys(met.statuses)).toEqual(['200']);
+      expectServed(met);
       // The budget's refusals are logged once, not once each.
       expect(service.output().match(/refusing large answers/g)).toHaveLength(1);
     } finally {
@@ -158,8 +169,7 @@ describe('a flood of pipelined requests', () => {
       }
       // Each connection costs the one read Node parses whole before the service stops reading it.
       expect(cpu).toBeLessThanOrEqual(1);
-      expect(met.failures).toBe(0);
-      expect(Object.keys(met.statuses)).toEqual(['200']);
+      expectServed(met);
     } finally {
       await service.stop();
     }

@@ -46,10 +46,6 @@ export interface Door {
   readonly held: HeldAnswers;
   /** The address a request came from, through the proxies the service trusts. */
   readonly clientAddress: (req: IncomingMessage) => string;
-  /** Exchanges opened and not yet answered: the service's own backlog (front-door/overload.ts). */
-  inFlight: number;
-  /** Exchanges answered since the server started. */
-  answered: number;
   stopping: boolean;
   /** The connections the server took past its limit (front-door/connections.ts): each gets one answer. */
   readonly pastTheLimit: WeakSet<Socket>;

@@ -4,11 +4,11 @@ import { REST_PREFIX, TRPC_PREFIX } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { type Door, type Exchange, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
-import type { Reply, Transport } from '../exchange/reply.js';
+import type { Transport } from '../exchange/reply.js';
 import { createAccessLog } from './access-line.js';
-import { ALWAYS_WRITTEN_CHARACTERS, createHeldAnswers } from './held-answers.js';
+import { createHeldAnswers } from './held-answers.js';
 import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
-import { writeFailure, writeReply } from './write-reply.js';
+import { writeAnswer, writeFailure, writeReply } from './write-reply.js';
 
 export interface DoorOptions {
   logger: Logger;
@@ -32,8 +32,6 @@ export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddres
     sendTimeoutMs,
     held: createHeldAnswers(maxUnsentBytes, logger),
     clientAddress,
-    inFlight: 0,
-    answered: 0,
     stopping: false,
     pastTheLimit: new WeakSet(),
     issueId: (header) => (typeof header === 'string' && REQUEST_ID_PATTERN.test(header) ? header : `${prefix}.${(issued++).toString(36)}`),
@@ -41,20 +39,17 @@ export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddres
 };
 
 /** One request's exchange: its id (the client's own when it is a plain token) and when it started. */
-export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Door): Exchange => {
-  door.inFlight++;
-  return {
-    req,
-    res,
-    door,
-    reqId: door.issueId(req.headers['x-request-id']),
-    startedAt: performance.now(),
-    route: undefined,
-    onFinish: undefined,
-    traceIds: undefined,
-    logger: undefined,
-  };
-};
+export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Door): Exchange => ({
+  req,
+  res,
+  door,
+  reqId: door.issueId(req.headers['x-request-id']),
+  startedAt: performance.now(),
+  route: undefined,
+  onFinish: undefined,
+  traceIds: undefined,
+  logger: undefined,
+});
 
 export interface FrontDoorOptions {
   door: Door;
@@ -75,21 +70,6 @@ export interface FrontDoorOptions {
 
 const unavailable = (why: string) =>
   new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
-
-/**
- * A reply goes to the writer, unless it is a large answer the process has no room to hold for a
- * client that may not read it (held-answers.ts): that one is refused as its transport refuses,
- * before a byte of it is written. A small answer, a create's included, is always written.
- */
-const writeWithinBudget = (exchange: Exchange, transport: Transport, reply: Reply): void => {
-  if (reply.kind !== 'body' || reply.body.length <= ALWAYS_WRITTEN_CHARACTERS) {
-    writeReply(exchange, reply);
-    return;
-  }
-  const { door, req } = exchange;
-  if (door.held.fits(Buffer.byteLength(reply.body), door.clientAddress(req))) writeReply(exchange, reply);
-  else writeReply(exchange, transport.refuse(exchange, unavailable('holds as many answers as it may for clients that have not read theirs'), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
-};
 
 /**
  * An HTTP/1.1 request must name its host (RFC 9112 §3.2); Node's own check would answer without
@@ -130,13 +110,13 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
         writeReply(exchange, { kind: 'empty', status: 204, headers: [] });
         return true;
       }
-      if (pastTheLimit || overload?.shed()) {
+      if (pastTheLimit || overload?.shed(exchange.startedAt)) {
         const why = pastTheLimit ? 'has as many connections open as it serves' : 'is overloaded';
         writeReply(exchange, api.refuse(exchange, unavailable(why), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
         return true;
       }
     }
-    transport.serve(exchange).then(writeWithinBudget.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
+    transport.serve(exchange).then(writeAnswer.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
     return true;
   };
 

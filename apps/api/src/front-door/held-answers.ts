@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import type { HeldAnswers } from '../exchange/exchange.js';
 
@@ -9,12 +10,22 @@ import type { HeldAnswers } from '../exchange/exchange.js';
  */
 export const ALWAYS_WRITTEN_CHARACTERS = 16 * 1024;
 
+/** What a client refused for the budget is told to wait: answers held are taken, or closed, within seconds. */
+export const UNSENT_RETRY_AFTER_SECONDS = 1;
+
+/** The refusal of an answer the budget has no room for. */
+export const tooMuchHeld = () =>
+  new TRPCError({
+    code: 'SERVICE_UNAVAILABLE',
+    message: `The service holds as many answers as it may for clients that have not read theirs; try again in ${UNSENT_RETRY_AFTER_SECONDS} second.`,
+  });
+
 /** The part of the budget one client address may hold: a few clients that never read cannot take it all. */
 export const ADDRESS_SHARE_OF_UNSENT = 1 / 4;
 
 /**
  * Bounds what clients that do not read can make the process hold (OWASP API4:2023): one answer per
- * connection (pipelining.ts), and all of them within `maxBytes`, of which one address holds at most
+ * connection (connections.ts' `oneAtATime`), and all of them within `maxBytes`, of which one address holds at most
  * ADDRESS_SHARE_OF_UNSENT. A refusal is logged once, until the held bytes fall back to half the budget.
  */
 export const createHeldAnswers = (maxBytes: number, logger: Logger): HeldAnswers => {

@@ -3,6 +3,7 @@ import { STORAGE_RETRY_AFTER_SECONDS } from '@petstore/core';
 import { type Exchange, logOf } from '../exchange/exchange.js';
 import { bodyMayArrive } from '../exchange/read-body.js';
 import type { ChunkedReply, Reply, Transport } from '../exchange/reply.js';
+import { ALWAYS_WRITTEN_CHARACTERS, UNSENT_RETRY_AFTER_SECONDS, tooMuchHeld } from './held-answers.js';
 import { endLingering } from './lingering-close.js';
 import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from './security-headers.js';
 import { watchSending } from './send-timeout.js';
@@ -16,7 +17,7 @@ const JSON_TYPE = 'application/json';
  * has no body is not `complete` until its 'request' event is over, yet leaves nothing to read.
  */
 const bodyLeft = (req: IncomingMessage): boolean =>
-  bodyMayArrive(req) && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0');
+  !req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0') && bodyMayArrive(req);
 
 /**
  * Whether the client is gone: the connection is closed, or its client closed its side before its
@@ -62,8 +63,6 @@ const end = (exchange: Exchange, last?: string | Buffer) => {
 
 /** The exchange is over: its access line, and whoever listens for its end. */
 const finish = (exchange: Exchange, status: number) => {
-  exchange.door.inFlight--;
-  exchange.door.answered++;
   const elapsedMs = performance.now() - exchange.startedAt;
   exchange.door.accessLog(exchange.reqId, exchange.req.method, exchange.req.url, status, Math.round(elapsedMs), exchange.traceIds);
   exchange.onFinish?.(exchange, status, elapsedMs);
@@ -139,6 +138,21 @@ export const writeReply = (exchange: Exchange, reply: Reply): void => {
   res.writeHead(reply.status, headers as string[]);
   end(exchange, reply.kind === 'body' ? reply.body : undefined);
   finish(exchange, reply.status);
+};
+
+/**
+ * A transport's answer, unless it is a large one the process has no room to hold for a client that
+ * may not read it (held-answers.ts): that one is refused as the transport refuses, before a byte
+ * of it is written. A small answer, a create's included, is always written.
+ */
+export const writeAnswer = (exchange: Exchange, transport: Transport, reply: Reply): void => {
+  if (reply.kind !== 'body' || reply.body.length <= ALWAYS_WRITTEN_CHARACTERS) {
+    writeReply(exchange, reply);
+    return;
+  }
+  const { door, req } = exchange;
+  if (door.held.fits(Buffer.byteLength(reply.body), door.clientAddress(req))) writeReply(exchange, reply);
+  else writeReply(exchange, transport.refuse(exchange, tooMuchHeld(), ['Retry-After', UNSENT_RETRY_AFTER_SECONDS]));
 };
 
 /** A transport that failed to answer: its refusal of the whole request, written as any reply. */
