@@ -36,8 +36,14 @@ describe('the REST client', () => {
     expectTypeOf(missing.error).toEqualTypeOf<RestSchemas['schemas']['Error'] | undefined>();
     expect(missing.error).toEqual({ code: 'NOT_FOUND', message: expect.any(String), status: 404 });
 
-    const invalid = await client().POST('/pets', { body: { name: '', categoryId: 1 } });
+    const invalid = await client().POST('/pets', { body: { name: '', categoryId: 0 } });
     expect(invalid.error).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+    // Each field that failed, typed as the document's ValidationIssue.
+    expectTypeOf(invalid.error?.issues).toEqualTypeOf<RestSchemas['schemas']['ValidationIssue'][] | undefined>();
+    expect(invalid.error?.issues).toEqual([
+      { path: ['name'], message: expect.any(String) },
+      { path: ['categoryId'], message: expect.any(String) },
+    ]);
 
     const unauthorised = await createPetstoreRestClient({ url: server.url, apiKey: 'nope', fetch: contractFetch }).GET('/pets');
     expect(unauthorised.error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
