@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnCommand } from './processes.js';
+import { startProxyProcess } from './proxy-process.js';
 import { freePort } from './redis-server.js';
 
 /** Debian installs it in /usr/sbin, which a user's PATH often leaves out. */
@@ -40,18 +38,6 @@ backend instances
 ${upstreams.map((upstream, index) => `  server api-${String(index + 1)} ${upstream}`).join('\n')}
 `;
 
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
-
 export interface RunningHaproxy {
   url: string;
   /** What HAProxy printed: servers going down and up. */
@@ -66,27 +52,6 @@ export const startHaproxy = async (upstreams: string[]): Promise<RunningHaproxy>
   const folder = mkdtempSync(join(tmpdir(), 'petstore-haproxy-'));
   const port = await freePort();
   writeFileSync(join(folder, 'haproxy.cfg'), configFor(port, upstreams));
-  const child = spawnCommand(binary, ['-db', '-f', join(folder, 'haproxy.cfg')], {}, folder);
-  let printed = '';
-  child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      rmSync(folder, { recursive: true, force: true });
-      throw new Error(`haproxy did not start:\n${printed}`);
-    }
-    await sleep(20);
-  }
-  return {
-    url: `http://127.0.0.1:${String(port)}`,
-    output: () => printed,
-    dispose: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
+  const running = await startProxyProcess(binary, ['-db', '-f', join(folder, 'haproxy.cfg')], folder, port);
+  return { url: `http://127.0.0.1:${String(port)}`, output: running.printed, dispose: running.dispose };
 };
