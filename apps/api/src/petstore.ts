@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Door } from './exchange/exchange.js';
+import type { Transport } from './exchange/reply.js';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createAdmission } from './admission/admit.js';
@@ -27,6 +28,11 @@ export interface Petstore {
   metrics: Metrics | undefined;
   /** Refuses requests that waited too long in an overloaded queue; undefined when off. */
   overload: OverloadGuard | undefined;
+  /**
+   * Refuses a request Node could not parse, or that took too long to arrive, as REST refuses (the
+   * Error body), observed as the API's own refusals are: its path is not known.
+   */
+  refuseMalformed: Transport['refuse'];
   /** Serves every request: `/v1`, `/trpc`, the docs page, health, and the 404 for any other path. */
   frontDoor: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** `/v1` and `/trpc` as Express 5 middleware, for mounting in another app: `app.use(petstore.middleware)`. */
@@ -59,6 +65,7 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
     stores,
     door,
     metrics: observed.metrics,
+    refuseMalformed: api.rest.refuse,
     frontDoor: everything,
     middleware: (req, res, next) => {
       // The host app's own headers (Express's X-Powered-By) say nothing the API wants said.

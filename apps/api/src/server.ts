@@ -6,7 +6,6 @@ import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { KEYS_COMMAND } from './cli/keys-command.js';
 import type { Config } from './settings/config.js';
-import { errorReply } from './exchange/error-reply.js';
 import type { Door } from './exchange/exchange.js';
 import { trustedProxyTest } from './admission/client-address.js';
 import { REQUEST_TIMEOUT, bodyUnparseable, expectContinue } from './exchange/read-body.js';
@@ -133,7 +132,7 @@ const listenerFor = async (petstore: Petstore, { mount = 'front-door' }: ServerO
  * client waits an answer for: a connection that already answered closes, one still answering
  * closes once it has.
  */
-const answerMalformedRequest = (door: Door) => {
+const answerMalformedRequest = (door: Door, refuse: Petstore['refuseMalformed']) => {
   return (error: Error & { code?: string }, socket: Duplex): void => {
     // An earlier request on this connection is still being answered: that answer comes first, and
     // the connection closes after it, leaving the bytes that followed it unanswered.
@@ -173,7 +172,7 @@ const answerMalformedRequest = (door: Door) => {
         ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
         : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
     const exchange = openExchange(req, res, door);
-    writeReply(exchange, errorReply(exchange, refusal));
+    writeReply(exchange, refuse(exchange, refusal));
   };
 };
 
@@ -202,7 +201,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
     },
     listener,
   );
-  server.on('clientError', answerMalformedRequest(petstore.door));
+  server.on('clientError', answerMalformedRequest(petstore.door, petstore.refuseMalformed));
   // `Expect: 100-continue`: Node would invite the body at once; it is invited only once the request
   // is admitted and its body about to be read (exchange/read-body.ts).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
