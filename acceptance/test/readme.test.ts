@@ -28,8 +28,10 @@ import { REPO_ROOT } from './support/repository.js';
  *   and a free port), and its test command is what runs this test;
  * - blocks that call `docker`: there is no Docker engine here (deployment-files.test.ts checks
  *   those files);
- * - ```text blocks, where the documentation puts commands that run for long or start a server of
- *   their own; the checks at the end still hold their `npx pnpm` commands to the scripts.
+ * - ```text blocks, where the documentation puts commands that run for long, start a server of
+ *   their own or set up a project elsewhere (the typed client's installation in a new app, which
+ *   packages/client/test/packed.test.ts pastes); the checks at the end still hold their
+ *   `npx pnpm` commands to the scripts.
  * The base URL the documentation gives, http://127.0.0.1:3000, becomes the started service's.
  */
 const README_BASE_URL = 'http://127.0.0.1:3000';

@@ -25,6 +25,12 @@ const ENGINE_INDEPENDENT = [
   'test/layers.test.ts',
   'test/early-refusal.test.ts',
   'test/hostile-clients.test.ts',
+  'test/hostile-unread-answers.test.ts',
+  'test/hostile-connections.test.ts',
+  'test/front-door-own-answers.test.ts',
+  'test/largest-answer.test.ts',
+  'test/busy-host.test.ts',
+  'test/behind-nginx-client-address.test.ts',
   'test/bounds-documented.test.ts',
   // Its reference is tRPC's adapter on a SQLite file of its own, whatever the project's engine.
   'test/trpc-wire.test.ts',
@@ -47,7 +53,8 @@ const LEFT_OUT_OF_SQLITE_ONLY_RUN = leftOutWithout({
   Redis: ['src/admission/quota.test.ts'],
   Chromium: ['test/docs-page.test.ts', 'test/cors.test.ts'],
   // A multi-instance file, in the PostgreSQL project only; listed so that such a run says it goes without.
-  nginx: ['test/multi-instance-behind-nginx.test.ts'],
+  nginx: ['test/multi-instance-behind-nginx.test.ts', 'test/behind-nginx-client-address.test.ts'],
+  HAProxy: ['test/multi-instance-behind-haproxy.test.ts'],
 });
 
 // The contract suite runs once per engine: on the embedded SQLite default, and on PostgreSQL with

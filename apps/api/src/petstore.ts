@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Door } from './exchange/exchange.js';
+import type { Transport } from './exchange/reply.js';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createAdmission } from './admission/admit.js';
@@ -11,7 +12,7 @@ import { createDoor, createFrontDoor } from './front-door/front-door.js';
 import { type OverloadGuard, createOverloadGuard } from './front-door/overload.js';
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
-import { OverloadedError, StoppingError } from './pages/health.js';
+import { StoppingError } from './pages/health.js';
 import { createPages } from './pages/pages.js';
 import type { Tracing } from './observability/tracing.js';
 import { lazyDocument } from './openapi/lazy-document.js';
@@ -25,8 +26,13 @@ export interface Petstore {
   door: Door;
   /** The Prometheus registry, when `config.metricsPort` is set; the server serves it on its own listener. */
   metrics: Metrics | undefined;
-  /** Refuses new API requests while the event loop is overloaded; undefined when off. */
+  /** Refuses requests that waited too long in an overloaded queue; undefined when off. */
   overload: OverloadGuard | undefined;
+  /**
+   * Refuses a request Node could not parse, or that took too long to arrive, as REST refuses (the
+   * Error body), observed as the API's own refusals are: its path is not known.
+   */
+  refuseMalformed: Transport['refuse'];
   /** Serves every request: `/v1`, `/trpc`, the docs page, health, and the 404 for any other path. */
   frontDoor: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** `/v1` and `/trpc` as Express 5 middleware, for mounting in another app: `app.use(petstore.middleware)`. */
@@ -39,10 +45,10 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
   const clientAddress = clientAddressResolver(config.trustProxy);
   const authenticate = createAuthentication({ apiKeys: stores.apiKeys, failedAuthQuota: stores.failedAuthQuota, clientAddress });
   const admit = createAdmission({ db: stores.db, keyQuota: stores.keyQuota, failedAuthQuota: stores.failedAuthQuota, clientAddress });
-  const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
-  const door = createDoor(logger, config.sendTimeoutMs);
+  const door = createDoor({ logger, sendTimeoutMs: config.sendTimeoutMs, maxUnsentBytes: config.maxUnsentBytes, clientAddress });
+  const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const api = {
     door,
     rest: observed.transport(createRestTransport({ authenticate, admit, openApiJson: lazyDocument(config), call })),
@@ -50,15 +56,16 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
     cors: createCors(config.corsOrigins),
     overload,
   };
-  // Not ready while stopping or overloaded either: the load balancer then sends work to another instance.
-  const ready = () =>
-    door.stopping ? Promise.reject(new StoppingError()) : overload?.overloaded ? Promise.reject(new OverloadedError()) : stores.ready();
+  // Not ready while stopping: the load balancer then sends new work to another instance. Load is
+  // not readiness: instances under the same pressure would leave the pool together.
+  const ready = () => (door.stopping ? Promise.reject(new StoppingError()) : stores.ready());
   const everything = createFrontDoor({ ...api, pages: createPages({ ready }) });
   const apiOnly = createFrontDoor(api);
   return {
     stores,
     door,
     metrics: observed.metrics,
+    refuseMalformed: api.rest.refuse,
     frontDoor: everything,
     middleware: (req, res, next) => {
       // The host app's own headers (Express's X-Powered-By) say nothing the API wants said.

@@ -6,11 +6,12 @@ import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { KEYS_COMMAND } from './cli/keys-command.js';
 import type { Config } from './settings/config.js';
-import { errorReply } from './exchange/error-reply.js';
-import { REQUEST_TIMEOUT } from './exchange/read-body.js';
 import type { Door } from './exchange/exchange.js';
-import { trackConnections } from './front-door/connections.js';
+import { trustedProxyTest } from './admission/client-address.js';
+import { REQUEST_TIMEOUT, bodyUnparseable, expectContinue } from './exchange/read-body.js';
+import { oneAtATime, trackConnections } from './front-door/connections.js';
 import { openExchange } from './front-door/front-door.js';
+
 import { writeReply } from './front-door/write-reply.js';
 import { createMetricsServer } from './observability/metrics-server.js';
 import { type Petstore, openPetstore } from './petstore.js';
@@ -55,10 +56,10 @@ const createFirstKey = async (apiKeys: ApiKeys, mode: Config['firstApiKey'], log
   }
 };
 
-const listen = (server: Server, port: number, host: string) =>
+const listen = (server: Server, port: number, host: string, backlog?: number) =>
   new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen(port, host, backlog, () => {
       server.off('error', reject);
       resolve();
     });
@@ -102,6 +103,15 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** How often Node looks for requests past `headersTimeout` and `requestTimeout`. */
 const CONNECTIONS_CHECKED_EVERY_MS = 1_000;
 
+/**
+ * An idle keep-alive connection is closed this long after its last answer, which says so
+ * (`Keep-Alive: timeout=5`), and Node waits KEEP_ALIVE_TIMEOUT_BUFFER_MS more before it closes
+ * it, so a client that sends just as its own timeout ends is not cut: 6 s in all. Node's own
+ * defaults, stated here because docs/operating.md quotes them.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const KEEP_ALIVE_TIMEOUT_BUFFER_MS = 1_000;
+
 export interface ServerOptions {
   /**
    * `express`: serve the API as middleware in a bare Express 5 app, as a host application would
@@ -110,9 +120,9 @@ export interface ServerOptions {
   mount?: 'front-door' | 'express';
 }
 
-/** Every request goes to the front door; mounted in Express, only the API's paths do. */
+/** Every request goes to the front door; mounted in Express, only the API's paths do. One request at a time per connection either way. */
 const listenerFor = async (petstore: Petstore, { mount = 'front-door' }: ServerOptions) =>
-  mount === 'express' ? (await import('express')).default().use(petstore.middleware) : petstore.frontDoor;
+  oneAtATime(mount === 'express' ? (await import('express')).default().use(petstore.middleware) : petstore.frontDoor);
 
 /**
  * Node answers a request it cannot parse (bad header characters, headers over 16 KiB, a broken
@@ -122,13 +132,18 @@ const listenerFor = async (petstore: Petstore, { mount = 'front-door' }: ServerO
  * client waits an answer for: a connection that already answered closes, one still answering
  * closes once it has.
  */
-const answerMalformedRequest = (door: Door) => {
+const answerMalformedRequest = (door: Door, refuse: Petstore['refuseMalformed']) => {
   return (error: Error & { code?: string }, socket: Duplex): void => {
     // An earlier request on this connection is still being answered: that answer comes first, and
     // the connection closes after it, leaving the bytes that followed it unanswered.
     const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (answering) {
-      if (error.code !== REQUEST_TIMEOUT) answering.shouldKeepAlive = false;
+      if (error.code !== REQUEST_TIMEOUT) {
+        answering.shouldKeepAlive = false;
+        // Its own body could not be parsed (a chunk framed with bare line feeds): nothing more of
+        // it will come, and its reader answers 400 at once (exchange/read-body.ts).
+        if (!answering.req.complete) bodyUnparseable(answering.req, error);
+      }
       // A request past its time whose body is being read or drained: its reader answers 408
       // (exchange/read-body.ts) or ends the drain (front-door/lingering-close.ts). Nothing else
       // listens, and nothing the request could still send is worth the connection.
@@ -157,7 +172,7 @@ const answerMalformedRequest = (door: Door) => {
         ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
         : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
     const exchange = openExchange(req, res, door);
-    writeReply(exchange, errorReply(exchange, refusal));
+    writeReply(exchange, refuse(exchange, refusal));
   };
 };
 
@@ -169,6 +184,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   const { stores } = petstore;
   const firstApiKey = await createFirstKey(stores.apiKeys, config.firstApiKey, logger);
 
+  const listener = await listenerFor(petstore, options);
   const server = createServer(
     {
       // Node looks for requests past their bounds this often; its default, 30 s, would let one
@@ -178,13 +194,30 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       // The whole request, headers and body, from its first byte: Node's parser keeps the time of
       // every request at no cost to one that arrives in time, and says so to answerMalformedRequest.
       requestTimeout: config.headersTimeoutMs + config.bodyTimeoutMs,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      keepAliveTimeoutBuffer: KEEP_ALIVE_TIMEOUT_BUFFER_MS,
+      // The front door refuses a request without Host with the Error body; Node's own check answers a bare 400.
+      requireHostHeader: false,
     },
-    await listenerFor(petstore, options),
+    listener,
   );
-  server.on('clientError', answerMalformedRequest(petstore.door));
-  trackConnections(server, { ...config, pastTheLimit: petstore.door.pastTheLimit });
+  server.on('clientError', answerMalformedRequest(petstore.door, petstore.refuseMalformed));
+  // `Expect: 100-continue`: Node would invite the body at once; it is invited only once the request
+  // is admitted and its body about to be read (exchange/read-body.ts).
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    expectContinue(req, res);
+    listener(req, res);
+  });
+  // Any other expectation is ignored, as nginx does (RFC 9110 §10.1.1 lets a server answer 417, or
+  // not): the request is served as it would be without it, where Node would answer a bare 417.
+  server.on('checkExpectation', listener);
+  trackConnections(server, {
+    ...config,
+    isTrustedProxy: trustedProxyTest(config.trustProxy),
+    pastTheLimit: petstore.door.pastTheLimit,
+  });
   try {
-    await listen(server, config.port, config.host);
+    await listen(server, config.port, config.host, config.listenBacklog);
   } catch (error) {
     await stores.close();
     throw error;

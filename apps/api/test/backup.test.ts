@@ -284,6 +284,10 @@ describe.runIf(TEST_ENGINE === 'sqlite')('npx pnpm backup, on SQLite', () => {
     ['no store at PETSTORE_DB', () => ({ env: { PETSTORE_DB: join(folder, 'absent.db') }, file: 'copy.db', message: /^There is no SQLite store at .*absent\.db\.\n$/ })],
     ['no folder at PETSTORE_DB', () => ({ env: { PETSTORE_DB: join(folder, 'absent', 'petstore.db') }, file: 'copy.db', message: /^There is no SQLite store at .*absent\/petstore\.db\.\n$/ })],
     ['FILE being the store', () => ({ env: { PETSTORE_DB: join(folder, 'live.db') }, file: 'live.db', message: /^.*live\.db is the live store itself\.\n$/ })],
+    ...(['-wal', '-shm', '-journal'] as const).map((side) => [
+      `FILE being the store's ${side} file`,
+      () => ({ env: { PETSTORE_DB: join(folder, 'live.db') }, file: `live.db${side}`, message: new RegExp(`^.*live\\.db${side} is the live store's ${side} file, part of the store itself\\.\\n$`) }),
+    ] as const),
     ['no folder for FILE', () => ({ env: { PETSTORE_DB: join(folder, 'live.db') }, file: 'missing/copy.db', message: /^There is no folder .*missing\.\n$/ })],
     ['a log beside FILE', () => ({ env: { PETSTORE_DB: join(folder, 'live.db') }, file: 'logged.db', message: /^.*logged\.db-wal exists: .*\.\n$/ })],
   ] as const)('refuses %s with exit code 1 and one line, writing nothing', async ([, refusal]) => {

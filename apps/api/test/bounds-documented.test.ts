@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { MAX_QUOTA_SUBJECTS } from '../src/admission/quota.js';
 import { BODY_LIMIT_BYTES, MAX_DECOMPRESSION_RATIO } from '../src/exchange/read-body.js';
 import { CONNECTIONS_PAST_THE_LIMIT } from '../src/front-door/connections.js';
+import { ALWAYS_WRITTEN_CHARACTERS } from '../src/front-door/held-answers.js';
+import { MAX_PIPELINED_REQUESTS } from '../src/front-door/connections.js';
+import { KEEP_ALIVE_TIMEOUT_BUFFER_MS, KEEP_ALIVE_TIMEOUT_MS } from '../src/server.js';
 import { MAX_LOGGED_URL_LENGTH } from '../src/front-door/access-line.js';
 import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../src/front-door/lingering-close.js';
 import { SETTINGS } from '../src/settings/config.js';
@@ -28,6 +31,12 @@ const BOUNDS: [string, (string | number)[]][] = [
   ['`LINGER_MAX_MS`, `LINGER_MAX_BYTES`', [LINGER_MAX_MS, LINGER_MAX_BYTES]],
   ['`MAX_CONNECTIONS`', [defaultOf('maxConnections')]],
   ['`CONNECTIONS_PAST_THE_LIMIT`', [CONNECTIONS_PAST_THE_LIMIT]],
+  ['`MAX_CONNECTIONS_PER_ADDRESS`', [defaultOf('maxConnectionsPerAddress')]],
+  ['`LISTEN_BACKLOG`', [defaultOf('listenBacklog')]],
+  ['`MAX_PIPELINED_REQUESTS`', [MAX_PIPELINED_REQUESTS]],
+  ['`MAX_UNSENT_BYTES`', [defaultOf('maxUnsentBytes')]],
+  ['`ALWAYS_WRITTEN_CHARACTERS`', [ALWAYS_WRITTEN_CHARACTERS]],
+  ['`KEEP_ALIVE_TIMEOUT_MS`, `KEEP_ALIVE_TIMEOUT_BUFFER_MS`', [KEEP_ALIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_BUFFER_MS]],
   ['`MAX_LOGGED_URL_LENGTH`', [MAX_LOGGED_URL_LENGTH]],
 ];
 
@@ -45,4 +54,7 @@ describe("docs/operating.md's Bounds", () => {
     }
   });
 
+  it('says when an idle keep-alive connection is closed: both bounds together', () => {
+    expect(section).toContain(`closed ${(KEEP_ALIVE_TIMEOUT_MS + KEEP_ALIVE_TIMEOUT_BUFFER_MS) / 1000} s after its last answer`);
+  });
 });

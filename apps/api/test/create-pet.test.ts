@@ -67,31 +67,35 @@ describe('createPet refuses bad input and stores nothing', () => {
     expect(await petsCount(server)).toBe(before);
   });
 
-  it.for<[string, unknown, string]>([
-    ['no name', { categoryId: 1 }, 'name'],
-    ['no categoryId', { name: 'Rex' }, 'categoryId'],
-    ['an empty name', { name: '', categoryId: 1 }, 'name'],
-    ['a blank name', { name: '  \n ', categoryId: 1 }, 'name'],
-    ['a name of 256 code points', { name: '🐕'.repeat(256), categoryId: 1 }, 'name'],
-    ['a name with a lone surrogate', { name: 'Rex\uD83D', categoryId: 1 }, 'name'],
-    ['a name with a NUL character', { name: 'Rex\u0000', categoryId: 1 }, 'name'],
-    ['a number as name', { name: 42, categoryId: 1 }, 'name'],
-    ['categoryId as a string', { name: 'Rex', categoryId: '5' }, 'categoryId'],
-    ['categoryId as a boolean', { name: 'Rex', categoryId: true }, 'categoryId'],
-    ['categoryId as null', { name: 'Rex', categoryId: null }, 'categoryId'],
-    ['categoryId as an array', { name: 'Rex', categoryId: [5] }, 'categoryId'],
-    ['a fractional categoryId', { name: 'Rex', categoryId: 1.5 }, 'categoryId'],
-    ['categoryId 0', { name: 'Rex', categoryId: 0 }, 'categoryId'],
-    ['a negative categoryId', { name: 'Rex', categoryId: -1 }, 'categoryId'],
-    ['categoryId 2^53', { name: 'Rex', categoryId: 2 ** 53 }, 'categoryId'],
-    ['an unknown status', { name: 'Rex', categoryId: 1, status: 'lost' }, 'status'],
-    ['status as null', { name: 'Rex', categoryId: 1, status: null }, 'status'],
-    ['an id', { id: 7, name: 'Rex', categoryId: 1 }, '"id"'],
-    ['an unknown field', { name: 'Rex', categoryId: 1, colour: 'brown' }, '"colour"'],
-    ['an array', [{ name: 'Rex', categoryId: 1 }], 'JSON object'],
-  ])('refuses %s with 400', async ([, json, mentioned], { server }) => {
+  it.for<[string, unknown, string, string[] | undefined]>([
+    ['no name', { categoryId: 1 }, 'name', ['name']],
+    ['no categoryId', { name: 'Rex' }, 'categoryId', ['categoryId']],
+    ['an empty name', { name: '', categoryId: 1 }, 'name', ['name']],
+    ['a blank name', { name: '  \n ', categoryId: 1 }, 'name', ['name']],
+    ['a name of 256 code points', { name: '🐕'.repeat(256), categoryId: 1 }, 'name', ['name']],
+    ['a name with a lone surrogate', { name: 'Rex\uD83D', categoryId: 1 }, 'name', ['name']],
+    ['a name with a NUL character', { name: 'Rex\u0000', categoryId: 1 }, 'name', ['name']],
+    ['a name with a control character', { name: 'Re\u0001x', categoryId: 1 }, 'name', ['name']],
+    ['a number as name', { name: 42, categoryId: 1 }, 'name', ['name']],
+    ['categoryId as a string', { name: 'Rex', categoryId: '5' }, 'categoryId', ['categoryId']],
+    ['categoryId as a boolean', { name: 'Rex', categoryId: true }, 'categoryId', ['categoryId']],
+    ['categoryId as null', { name: 'Rex', categoryId: null }, 'categoryId', ['categoryId']],
+    ['categoryId as an array', { name: 'Rex', categoryId: [5] }, 'categoryId', ['categoryId']],
+    ['a fractional categoryId', { name: 'Rex', categoryId: 1.5 }, 'categoryId', ['categoryId']],
+    ['categoryId 0', { name: 'Rex', categoryId: 0 }, 'categoryId', ['categoryId']],
+    ['a negative categoryId', { name: 'Rex', categoryId: -1 }, 'categoryId', ['categoryId']],
+    ['categoryId 2^53', { name: 'Rex', categoryId: 2 ** 53 }, 'categoryId', ['categoryId']],
+    ['an unknown status', { name: 'Rex', categoryId: 1, status: 'lost' }, 'status', ['status']],
+    ['status as null', { name: 'Rex', categoryId: 1, status: null }, 'status', ['status']],
+    ['an id', { id: 7, name: 'Rex', categoryId: 1 }, '"id"', []],
+    ['an unknown field', { name: 'Rex', categoryId: 1, colour: 'brown' }, '"colour"', []],
+    ['an array', [{ name: 'Rex', categoryId: 1 }], 'JSON object', undefined],
+  ])('refuses %s with 400, naming the field in the message and in the list of issues', async ([, json, mentioned, path], { server }) => {
     const body = await expectError(await post(server, json), 400, 'BAD_REQUEST');
     expect(body.message).toContain(mentioned);
+    // An unknown field is named in the message of an issue at the body itself; a body that is no object has no fields.
+    if (path === undefined) expect(body.issues).toBeUndefined();
+    else expect(body.issues).toContainEqual({ path, message: path.length > 0 ? expect.any(String) : expect.stringContaining(mentioned) });
   });
 
   it.for<[string, string, string]>([

@@ -30,10 +30,11 @@ describe('getPet (deprecated)', () => {
   });
 
   it.for(['abc', '0', '-1', '1.5', '1e3', '0x1', '9007199254740992', '%20'])(
-    'refuses petId %s with 400',
+    'refuses petId %s with 400, naming it in the message and in the list of issues',
     async (petId, { server }) => {
       const body = await expectError(await call(server, `/v1/pets/${petId}`), 400, 'BAD_REQUEST');
       expect(body.message).toContain('petId');
+      expect(body.issues).toEqual([{ path: ['petId'], message: expect.any(String) }]);
     },
   );
 });

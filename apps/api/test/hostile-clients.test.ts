@@ -11,6 +11,7 @@ import { describe, expect } from 'vitest';
 import { MAX_QUOTA_SUBJECTS } from '../src/admission/quota.js';
 import { BODY_LIMIT_BYTES, MAX_DECOMPRESSION_RATIO } from '../src/exchange/read-body.js';
 import { LINGER_MAX_MS } from '../src/front-door/lingering-close.js';
+import { MAX_PIPELINED_REQUESTS } from '../src/front-door/connections.js';
 import { type TestServer, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
 import { bodyOf, cpuSecondsOf, exchangeOnce, openConnection, requestText, rssMiBOf, statusOf } from './support/raw-connection.js';
@@ -136,7 +137,7 @@ describe('a throttled address', () => {
 /** Sends `count` keyless requests from as many addresses (X-Forwarded-For), pipelined on a few connections. */
 const fromManyAddresses = async (server: TestServer, count: number) => {
   const CONNECTIONS = 8;
-  const IN_FLIGHT = 64;
+  const IN_FLIGHT = MAX_PIPELINED_REQUESTS;
   const each = Math.ceil(count / CONNECTIONS);
   await Promise.all(
     Array.from({ length: CONNECTIONS }, (_, connection) =>

@@ -73,9 +73,12 @@ describe('listPets', () => {
     ['cursor=not-a-cursor', 'cursor'],
     ['cursor=YWZ0ZXI6MA', 'cursor'],
     ['stauts=sold', 'stauts'],
-  ])('refuses %s with 400 naming the parameter', async ([query, parameter], { server }) => {
+  ])('refuses %s with 400 naming the parameter, in the message and in the list of issues', async ([query, parameter], { server }) => {
     const body = await expectError(await call(server, `/v1/pets?${query}`), 400, 'BAD_REQUEST');
     expect(body.message).toContain(parameter);
+    // An unknown parameter is named in the message of an issue at the query itself.
+    const known = ['limit', 'status', 'cursor'].includes(parameter);
+    expect(body.issues).toContainEqual(known ? { path: [parameter], message: expect.any(String) } : { path: [], message: expect.stringContaining(parameter) });
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { TEST_ENGINE, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
+import { exchangeOnce, statusOf } from './support/raw-connection.js';
 
 // One failed authentication a minute per address: the second bad key is a 429.
 it.override({ serverEnv: { METRICS_PORT: '0', AUTH_FAILURES_PER_MINUTE: '1' } });
@@ -67,6 +68,16 @@ describe('GET /metrics on METRICS_PORT', () => {
     const delta = (name: string) => (sample(after, name) ?? 0) - (sample(before, name) ?? 0);
     expect(delta('petstore_rate_limit_refusals_total')).toBe(1);
     expect(delta('petstore_idempotent_replays_total')).toBe(1);
+    expect(sample(after, 'http_server_requests_in_flight')).toBe(0);
+  });
+
+  it('counts what the front door answers before any transport: a request without Host, one Node cannot parse', async ({ server }) => {
+    const before = await scrape();
+    const hostless = await exchangeOnce(server.url, 'GET /v1/pets HTTP/1.1\r\nConnection: close\r\n\r\n');
+    const unparseable = await exchangeOnce(server.url, 'GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n');
+    expect([statusOf(hostless.answer), statusOf(unparseable.answer)]).toEqual([400, 400]);
+    const after = await scrape();
+    expect(count(after, 'GET', 'unmatched', '400') - count(before, 'GET', 'unmatched', '400')).toBe(2);
     expect(sample(after, 'http_server_requests_in_flight')).toBe(0);
   });
 

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createPetstoreClient } from '../../../packages/client/src/index.js';
 import { allPets } from './support/idempotent-creates.js';
 import { type Sent, figuresOf, isSuccess, keepAliveLoad } from './support/keep-alive-load.js';
+import { startBusyNeighbours } from './support/neighbours.js';
 import { type RunningNginx, startNginx } from './support/nginx.js';
 import { type OwnPostgres, startOwnPostgres } from './support/postgres-cluster.js';
 import { REPO_ROOT } from './support/processes.js';
@@ -131,7 +132,9 @@ describe('the shipped deployment behind nginx', () => {
     for (const { shipped, loaded } of changed) expect(loaded.trim().split(/\s+/).slice(2)).toEqual(shipped.trim().split(/\s+/).slice(2));
   });
 
-  it('answers every request 2xx while the instances restart one after the other', async () => {
+  it('answers every request 2xx while the instances restart one after the other, beside two busy neighbours', async () => {
+    // The host's other tenants keep both cores busy: each instance sheds only its own overload.
+    const neighbours = startBusyNeighbours(2);
     const load = keepAliveLoad({ url: nginx.url, apiKey, clients: CLIENTS, run: 'rolling', ...LOAD_BOUNDS });
     const restarts: { exitCode: number | null | undefined; exitedMs: number; readyMs: number }[] = [];
     try {
@@ -147,6 +150,7 @@ describe('the shipped deployment behind nginx', () => {
       await sleep(STEADY_MS);
     } finally {
       await load.finish();
+      await neighbours.stop();
     }
     const { sent } = load;
     const notOk = sent.filter((request) => !isSuccess(request));

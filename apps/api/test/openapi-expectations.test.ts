@@ -124,6 +124,19 @@ describe('openapi.json against the pet store interface', () => {
     expect([code?.type, message?.type, status?.type]).toEqual(['string', 'string', 'integer']);
   });
 
+  // The service's addition: a 400 for an input that failed validation lists its fields.
+  it('lets an Error list issues, each a path of field names or indexes and a message, and says when', () => {
+    expect(Object.keys(schema('Error').properties ?? {}).sort()).toEqual(['code', 'issues', 'message', 'status']);
+    const issues = resolve<SchemaObject>(schema('Error').properties?.issues);
+    expect(issues).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } });
+    expect(issues.description).toMatch(/400/);
+    const issue = schema('ValidationIssue');
+    expect(issue.required?.sort()).toEqual(['message', 'path']);
+    const { path, message } = issue.properties as Record<string, SchemaObject>;
+    expect(message?.type).toBe('string');
+    expect(path).toMatchObject({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }] } });
+  });
+
   it('bounds limit to 1..100 with the default 20, and filters status by the three values; both optional', () => {
     expect(parameter('listPets', 'limit')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
     expect(parameter('listPets', 'limit')?.required).not.toBe(true);

@@ -1,61 +1,100 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect } from 'vitest';
-import { OVERLOAD_RETRY_AFTER_SECONDS, OVERLOAD_WINDOW_MS } from '../src/front-door/overload.js';
+import { OVERLOAD_RETRY_AFTER_SECONDS } from '../src/front-door/overload.js';
 import { DEFAULT_OVERLOAD_DELAY_MS } from '../src/settings/config.js';
 import { it } from '../src/testing/index.js';
-import { call, expectError } from './support/http.js';
-
-/** Keeps this process's event loop busy most of the time, as a flood of work would. */
-const congest = (busyMs: number, everyMs: number) => {
-  const timer = setInterval(() => {
-    const until = performance.now() + busyMs;
-    while (performance.now() < until) {
-      // busy: nothing else runs meanwhile
-    }
-  }, everyMs);
-  return () => {
-    clearInterval(timer);
-  };
-};
+import { call } from './support/http.js';
+import { createKeys } from './support/keys.js';
+import { runLoad } from './support/open-loop.js';
+import { exchangeOnce, requestText, statusOf } from './support/raw-connection.js';
+import { startInstance } from './support/service-instance.js';
+import { seedSqliteStore } from '@petstore/core/testing';
 
 /**
- * The threshold of the first test: above what a machine busy with other work does to this process's
- * event loop (issue 59 read a 284 ms window with both cores busy; 40 ms here read overloaded before
- * any congestion, beside two spinning processes), and far below the congestion's 2 s delays.
+ * Load shedding by the service's own queue (front-door/overload.ts): a host that does not run the
+ * service for a while delays every answer and sheds none, while more work than the service can do
+ * is cut, and what it admits is answered in time.
  */
-const THRESHOLD_MS = 400;
-const BUSY_MS = 2_000;
 
-describe('an overloaded event loop', () => {
-  it('sheds new requests with 503 and Retry-After, fails readiness, and recovers by itself', async ({ startServer }) => {
-    const running = await startServer({ OVERLOAD_DELAY_MS: String(THRESHOLD_MS) });
-    expect((await call(running, '/v1/pets')).status).toBe(200);
-
-    // Stretches of 2 s, 10 ms apart (an interval counts from the end of the last run): the loop
-    // runs I/O between them, and each window's mean holds a delay of 2 s against its few short ones.
-    const release = congest(BUSY_MS, 10);
+describe('a service its host does not run for a while', () => {
+  it('serves every request of a client, however late, and stays ready: stopped 200 ms in every 220 for 6 s', async ({ storage }) => {
+    const service = await startInstance({ ...storage.env, OVERLOAD_DELAY_MS: String(DEFAULT_OVERLOAD_DELAY_MS), RATE_LIMIT_PER_MINUTE: '0' });
+    const [key = ''] = await createKeys(storage.env, 1);
+    const starving = { on: true };
+    // What a starved host or a spent CPU quota does to a process: it is simply not run.
+    const starve = (async () => {
+      while (starving.on) {
+        process.kill(service.pid, 'SIGSTOP');
+        await sleep(200);
+        process.kill(service.pid, 'SIGCONT');
+        await sleep(20);
+      }
+    })();
     try {
-      await sleep(BUSY_MS * 2 + OVERLOAD_WINDOW_MS);
-      const refused = await call(running, '/v1/pets');
-      const body = await expectError(refused, 503, 'SERVICE_UNAVAILABLE');
-      expect(body.message).toMatch(/overloaded/);
-      expect(refused.headers.get('retry-after')).toBe(String(OVERLOAD_RETRY_AFTER_SECONDS));
-      const trpc = await call(running, '/trpc/listPets');
-      expect(trpc.status).toBe(503);
-      expect(await trpc.json()).toMatchObject({ error: { data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } } });
-      await expectError(await call(running, '/readyz', { key: null }), 503, 'SERVICE_UNAVAILABLE');
-      expect((await call(running, '/healthz', { key: null })).status).toBe(200);
+      const statuses: number[] = [];
+      const until = performance.now() + 6_000;
+      while (performance.now() < until) {
+        const path = statuses.length % 5 === 4 ? '/readyz' : '/v1/pets?limit=5';
+        const { answer } = await exchangeOnce(service.url, requestText('GET', path, { Authorization: `Bearer ${key}` }), 10);
+        statuses.push(statusOf(answer));
+      }
+      expect(statuses.length).toBeGreaterThan(5);
+      expect(new Set(statuses)).toEqual(new Set([200]));
     } finally {
-      release();
+      starving.on = false;
+      await starve;
+      process.kill(service.pid, 'SIGCONT');
+      await service.stop();
     }
-    // The first window without a stretch in it lifts it; polled, as the last stretch may end late.
-    await expect.poll(async () => (await call(running, '/readyz', { key: null })).status, { timeout: OVERLOAD_WINDOW_MS * 20, interval: OVERLOAD_WINDOW_MS }).toBe(200);
-    expect((await call(running, '/v1/pets')).status).toBe(200);
-  });
+  }, 30_000);
+});
 
-  // At the threshold the service ships with (100 ms): a burst the loop keeps up with is served.
-  it('is never refused while the loop keeps up', async ({ startServer }) => {
-    const running = await startServer({ OVERLOAD_DELAY_MS: String(DEFAULT_OVERLOAD_DELAY_MS) });
+describe('more work than the service can do', () => {
+  // What an admitted request waits is bounded in the service's own work (twice the target ahead of
+  // it); in time, a host that runs the service late stretches it, by design, and this machine runs
+  // other suites on the same cores: the figure is logged, not asserted, and the decision record
+  // (2026-11-28-shedding-by-the-services-own-backlog.md) gives it measured on a quiet machine.
+  it('is shed with 503 and Retry-After, and recovers once the load is gone: open-loop load at twice capacity', async ({ storage }) => {
+    // Pages of a hundred: work for the service, next to nothing for the load's own process on the same cores.
+    await seedSqliteStore(storage.env.PETSTORE_DB ?? '', 150);
+    const service = await startInstance({ ...storage.env, OVERLOAD_DELAY_MS: String(DEFAULT_OVERLOAD_DELAY_MS), RATE_LIMIT_PER_MINUTE: '0' });
+    const [key = ''] = await createKeys(storage.env, 1);
+    try {
+      const request = `GET /v1/pets?limit=100 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+      // Independent users, as many as MAX_CONNECTIONS lets in: each connection sends its next request on schedule once
+      // its last is answered, so the requests the service has not answered pile up in it.
+      const shape = { url: service.url, request, connections: 1_000, maxOutstanding: 1 };
+      // What it answers with every answer awaited: its capacity, on this machine, now.
+      const capacity = await runLoad({ ...shape, seconds: 2, connections: 16 });
+      const overload = await runLoad({ ...shape, seconds: 4 }, 2 * capacity.perSecond);
+      const admitted = overload.percentileMs(200, 0.99);
+      console.log(
+        `capacity ${Math.round(capacity.perSecond)}/s (p99 ${Math.round(capacity.percentileMs(200, 0.99))} ms); at twice it: ${overload.sent} sent, ${JSON.stringify(overload.statuses)}, ${overload.unanswered} unanswered, admitted p50 ${Math.round(overload.percentileMs(200, 0.5))} and p99 ${Math.round(admitted)} ms, shed p99 ${Math.round(overload.percentileMs(503, 0.99))} ms`,
+      );
+      expect(capacity.statuses).toEqual({ 200: capacity.sent - capacity.unanswered });
+      expect(overload.unanswered).toBe(0);
+      expect(overload.statuses[503]).toBeGreaterThan(0);
+      expect(Object.keys(overload.statuses).sort()).toEqual(['200', '503']);
+      const shed = overload.firstOf[503] ?? '';
+      expect(shed).toMatch(new RegExp(`\r\nRetry-After: ${String(OVERLOAD_RETRY_AFTER_SECONDS)}\r\n`, 'i'));
+      expect(JSON.parse(shed.slice(shed.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+      expect(service.output()).toMatch(/"msg":"overloaded: /);
+      // Shed only while overloaded: it serves again once the load is gone.
+      await sleep(1_000);
+      const after = await call({ url: service.url, apiKey: key }, '/v1/pets?limit=1');
+      expect(after.status).toBe(200);
+      expect(after.headers.get('retry-after')).toBeNull();
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
+
+});
+
+describe('a burst the service drains', () => {
+  it('is never shed: 200 requests at once all answered', async ({ startServer }) => {
+    // Two hundred connections from one address: more than the default share, which is not what is tested here.
+    const running = await startServer({ OVERLOAD_DELAY_MS: String(DEFAULT_OVERLOAD_DELAY_MS), MAX_CONNECTIONS_PER_ADDRESS: '256' });
     const answers = await Promise.all(Array.from({ length: 200 }, () => call(running, '/v1/pets?limit=1')));
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
   });

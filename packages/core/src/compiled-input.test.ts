@@ -14,7 +14,7 @@ const fieldValue = fc.oneof(
   fc.stringMatching(/^-?[0-9]{1,20}(\.[0-9])?$/),
   fc.integer({ min: -5, max: 205 }),
   fc.constantFrom(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 1, 1.5, -0, Number.NaN, Number.POSITIVE_INFINITY),
-  fc.constantFrom('available', 'pending', 'sold', 'Sold', '', ' ', ' Rex ', 'Re\u0000x', '\uD800', 'x'.repeat(256), '😀'.repeat(255)),
+  fc.constantFrom('available', 'pending', 'sold', 'Sold', '', ' ', ' Rex ', 'Re\u0000x', 'Re\u0001x', '\tRex\n', '\uD800', 'x'.repeat(256), '😀'.repeat(255)),
   fc.integer({ min: 1, max: 2 ** 40 }).map(encodeCursor),
   fc.string(),
 );

@@ -4,8 +4,17 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { z } from 'zod';
 
 const INTERNAL_ERROR_MESSAGE = 'The server could not handle the request.';
+/** How many of an invalid input's issues the Error body reports: its message names them, `issues` lists them. */
 const MAX_REPORTED_ISSUES = 5;
+/** The longest text of one issue, before the ellipsis that marks a cut. */
 const MAX_ISSUE_LENGTH = 200;
+/**
+ * The deepest issue path reported. Every input of the interface is a flat object, whose issues are
+ * one level deep (`['limit']`) or at the input itself (`[]`), so no path is cut in practice.
+ */
+const MAX_ISSUE_PATH_DEPTH = 8;
+/** The highest index an array can have: an array holds at most 2^32 - 1 elements. */
+const MAX_ARRAY_INDEX = 2 ** 32 - 2;
 const ELLIPSIS = '…';
 const ISSUE_SEPARATOR = '; ';
 /** An array holds at most 2^32 - 1 elements, so no count of issues has more digits. */
@@ -21,6 +30,28 @@ export const MAX_ERROR_MESSAGE_LENGTH =
   MAX_REPORTED_ISSUES * (MAX_ISSUE_LENGTH + ELLIPSIS.length) +
   (MAX_REPORTED_ISSUES - 1) * ISSUE_SEPARATOR.length +
   LONGEST_MORE.length;
+
+/** One field of an invalid input and why it failed: zod's issue, its path and its message. */
+export const ValidationIssue = z
+  .strictObject({
+    path: z
+      .array(
+        z.union([
+          z.string().meta({ maxLength: MAX_ISSUE_LENGTH + ELLIPSIS.length }),
+          z.int().min(0).max(MAX_ARRAY_INDEX).meta({ format: 'int64' }),
+        ]),
+      )
+      .meta({
+        description:
+          'Where the field is in the input, as zod names it: its name (a query, path or body field), then the names or indexes ' +
+          'inside it; empty for the input as a whole, such as a field the operation does not know (named in the message).',
+        examples: [['categoryId']],
+        maxItems: MAX_ISSUE_PATH_DEPTH,
+      }),
+    message: z.string().meta({ description: 'Why the field failed, in words.', maxLength: MAX_ISSUE_LENGTH + ELLIPSIS.length }),
+  })
+  .meta({ id: 'ValidationIssue', description: 'A field of the request that failed validation, and why.' });
+export type ValidationIssue = z.infer<typeof ValidationIssue>;
 
 /** The body of every error response on the REST interface. */
 export const ErrorBody = z
@@ -40,6 +71,12 @@ export const ErrorBody = z
       .min(400)
       .max(599)
       .meta({ description: 'The HTTP status code of the response.', format: 'int32' }),
+    issues: z.array(ValidationIssue).optional().meta({
+      description:
+        'On a 400 for a query, path parameter or body that failed validation, and only then: each field that failed and why, ' +
+        'in the order found; the first five, as the message names them.',
+      maxItems: MAX_REPORTED_ISSUES,
+    }),
   })
   .meta({ id: 'Error', description: 'The body of every error response.' });
 export type ErrorBody = z.infer<typeof ErrorBody>;
@@ -56,31 +93,46 @@ const samePath = (a: z.core.$ZodIssue, b: z.core.$ZodIssue) => a.path.join('.') 
 const withoutImpliedIntBounds = (issues: readonly z.core.$ZodIssue[]) =>
   issues.filter((issue) => !(isIntBound(issue) && issues.some((other) => other !== issue && other.code === issue.code && samePath(other, issue))));
 
+/** The issues an invalid input's Error body reports, and how many more it had. */
+const reportedIssues = (error: z.ZodError) => {
+  const issues = withoutImpliedIntBounds(error.issues);
+  const reported = issues.slice(0, MAX_REPORTED_ISSUES);
+  return { reported, more: issues.length - reported.length };
+};
+
+const cut = (text: string) => (text.length > MAX_ISSUE_LENGTH ? `${text.slice(0, MAX_ISSUE_LENGTH)}${ELLIPSIS}` : text);
+
 /** zod's issues as one sentence a person can act on, e.g. `limit: Too big: expected number to be <=100`. */
 const describeIssues = (error: z.ZodError): string => {
-  const issues = withoutImpliedIntBounds(error.issues);
-  const described = issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
-    const text = issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
-    return text.length > MAX_ISSUE_LENGTH ? `${text.slice(0, MAX_ISSUE_LENGTH)}${ELLIPSIS}` : text;
-  });
-  const more = issues.length - described.length;
+  const { reported, more } = reportedIssues(error);
+  const described = reported.map((issue) => cut(issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
   return described.join(ISSUE_SEPARATOR) + (more > 0 ? `${ISSUE_SEPARATOR}and ${more} more` : '');
 };
 
-const messageOf = (error: TRPCError): string => {
+/** The same issues as a list a program can read, field by field. */
+const listIssues = (error: z.ZodError): ValidationIssue[] =>
+  reportedIssues(error).reported.map((issue) => ({
+    path: issue.path.slice(0, MAX_ISSUE_PATH_DEPTH).map((key) => (typeof key === 'number' ? key : cut(String(key)))),
+    message: cut(issue.message),
+  }));
+
+/** zod's error when `error` is an input that failed validation: tRPC raises BAD_REQUEST with it as the cause. */
+const invalidInput = (error: TRPCError): z.ZodError | undefined =>
+  error.code === 'BAD_REQUEST' && error.cause instanceof z.ZodError ? error.cause : undefined;
+
+const messageOf = (error: TRPCError, invalid: z.ZodError | undefined): string => {
   if (error.code === 'INTERNAL_SERVER_ERROR') return INTERNAL_ERROR_MESSAGE;
-  // tRPC turns a failed input validation into BAD_REQUEST with zod's error as the cause.
-  if (error.cause instanceof z.ZodError) return describeIssues(error.cause);
-  return error.message;
+  return invalid ? describeIssues(invalid) : error.message;
 };
 
 /**
  * The Error body for any error, on either transport. Invalid input reads as one sentence rather
- * than zod's issues serialised as JSON; a crash's own message may hold internals, so it is never
- * shown.
+ * than zod's issues serialised as JSON, and is listed field by field in `issues`; a crash's own
+ * message may hold internals, so it is never shown.
  */
-export const toErrorBody = (error: TRPCError): ErrorBody => ({
-  code: error.code,
-  message: messageOf(error),
-  status: getHTTPStatusCodeFromError(error),
-});
+export const toErrorBody = (error: TRPCError): ErrorBody => {
+  const invalid = invalidInput(error);
+  const body: ErrorBody = { code: error.code, message: messageOf(error, invalid), status: getHTTPStatusCodeFromError(error) };
+  if (invalid) body.issues = listIssues(invalid);
+  return body;
+};

@@ -11,3 +11,10 @@ export const clientAddressResolver = (trustedProxies: readonly string[]) => {
   const trust = proxyAddr.compile([...trustedProxies]);
   return (req: IncomingMessage) => proxyAddr(req, trust);
 };
+
+/** Whether a peer address is one of the proxies `config.trustProxy` names. */
+export const trustedProxyTest = (trustedProxies: readonly string[]): ((address: string) => boolean) => {
+  if (trustedProxies.length === 0) return () => false;
+  const trust = proxyAddr.compile([...trustedProxies]);
+  return (address) => trust(address, 0);
+};

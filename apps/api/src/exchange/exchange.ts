@@ -19,14 +19,33 @@ export type AccessLog = (
 ) => void;
 
 /**
+ * The bytes of answers the process holds for clients that have not taken them: what their
+ * sockets could not hand to the system at once, held until the client reads or the send timeout
+ * closes its connection (front-door/held-answers.ts).
+ */
+export interface HeldAnswers {
+  /** Bytes held now, for every client together. */
+  readonly bytes: number;
+  /** Whether an answer of `bytes` for `address` may be written: within the budget, and within the address's share. */
+  fits(bytes: number, address: string): boolean;
+  /** After a write: what `socket` could not hand on is counted, for the process and `address`, until it drains or closes. */
+  hold(socket: Socket, address: string): void;
+}
+
+/**
  * What every exchange of one server shares: its logger, its access line, how long a client may
- * leave an answer untaken, whether the server is stopping, which every reply from then on answers
- * by closing its connection, and which connections it took past its limit.
+ * leave an answer untaken and the answers held for such clients, whether the server is stopping,
+ * which every reply from then on answers by closing its connection, and which connections it took
+ * past its limit.
  */
 export interface Door {
   readonly logger: Logger;
   readonly accessLog: AccessLog;
   readonly sendTimeoutMs: number;
+  /** The bytes held for clients that have not taken their answers, within their budget. */
+  readonly held: HeldAnswers;
+  /** The address a request came from, through the proxies the service trusts. */
+  readonly clientAddress: (req: IncomingMessage) => string;
   stopping: boolean;
   /** The connections the server took past its limit (front-door/connections.ts): each gets one answer. */
   readonly pastTheLimit: WeakSet<Socket>;

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { TRPCError } from '@trpc/server';
@@ -21,15 +21,33 @@ const DECODERS: Record<string, () => Readable & NodeJS.WritableStream> = {
  */
 export const MAX_DECOMPRESSION_RATIO = 100;
 
+const malformed = () => new TRPCError({ code: 'BAD_REQUEST', message: 'The body is not valid HTTP: its chunks are not framed as HTTP/1.1 requires.' });
+
 const tooLarge = () => new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The body is larger than ${BODY_LIMIT_TEXT}.` });
 
-type Read = Buffer | 'too-large' | 'too-dense' | 'too-slow' | 'broken';
+type Read = Buffer | 'too-large' | 'too-dense' | 'too-slow' | 'malformed' | 'broken';
 
 /**
  * What Node reports when a request has not arrived whole within the server's `requestTimeout`;
  * server.ts hands it to the request still being read, as an 'error' on it.
  */
 export const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
+
+/**
+ * Requests whose body Node's parser could not read (a chunk's framing broken, such as line ends
+ * without CR): nothing more of it will come. Node says so only to the server (server.ts), often
+ * before the body's reader has started.
+ */
+const unparseable = new WeakSet<IncomingMessage>();
+
+/** Node could not parse the rest of `req`'s body: its reader answers 400 now, or as soon as it starts. */
+export const bodyUnparseable = (req: IncomingMessage, error: Error): void => {
+  unparseable.add(req);
+  if (req.listenerCount('error') > 0) req.emit('error', error);
+};
+
+/** Whether more of `req`'s body may still arrive: not once Node has given up parsing it. */
+export const bodyMayArrive = (req: IncomingMessage): boolean => !req.complete && !unparseable.has(req);
 
 /**
  * Reads a body to its end, refusing it as soon as it passes the limit, compressed (`req`'s own
@@ -53,7 +71,7 @@ const collect = (req: IncomingMessage, source: Readable) =>
       resolve(outcome);
     };
     const failed = (error: Error & { code?: string }) => {
-      settle(error.code === REQUEST_TIMEOUT ? 'too-slow' : 'broken');
+      settle(error.code === REQUEST_TIMEOUT ? 'too-slow' : unparseable.has(req) ? 'malformed' : 'broken');
     };
     if (source !== req) {
       req.on('data', (chunk: Buffer) => {
@@ -78,6 +96,17 @@ const collect = (req: IncomingMessage, source: Readable) =>
     });
   });
 
+/** Requests that sent `Expect: 100-continue` and have not been invited to send their body yet. */
+const awaitingContinue = new WeakMap<IncomingMessage, ServerResponse>();
+
+/**
+ * `req` waits for `100 Continue` before it sends its body: it is sent when the body is read, once
+ * the request is admitted, so a request refused first (no key, no quota) is never invited to send.
+ */
+export const expectContinue = (req: IncomingMessage, res: ServerResponse): void => {
+  awaitingContinue.set(req, res);
+};
+
 /**
  * A request body, decoded from plain, gzip, deflate or br `Content-Encoding`; past BODY_LIMIT_BYTES,
  * compressed or not, chunked or not, it is refused as it arrives, and so is a request that does not
@@ -86,6 +115,12 @@ const collect = (req: IncomingMessage, source: Readable) =>
  */
 export const readBody = async (req: IncomingMessage): Promise<Buffer> => {
   if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
+  if (unparseable.has(req)) throw malformed();
+  const inviting = awaitingContinue.get(req);
+  if (inviting) {
+    awaitingContinue.delete(req);
+    inviting.writeContinue();
+  }
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   let source: Readable = req;
   if (encoding !== 'identity') {
@@ -107,6 +142,7 @@ export const readBody = async (req: IncomingMessage): Promise<Buffer> => {
   if (read === 'too-slow') {
     throw new TRPCError({ code: 'TIMEOUT', message: 'The body did not arrive in time.' });
   }
+  if (read === 'malformed') throw malformed();
   if (read === 'broken') {
     throw new TRPCError({
       code: 'BAD_REQUEST',

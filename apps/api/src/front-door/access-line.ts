@@ -3,7 +3,21 @@ import type { AccessLog } from '../exchange/exchange.js';
 
 /** pino's levels, as the line's `level` field carries them. */
 const INFO = 30;
+const WARN = 40;
 const ERROR = 50;
+
+/**
+ * Each status's level and message. A 503 is the service refusing work for now (shedding, a
+ * connection or memory bound, a database away), each cause logged once where it is decided: an
+ * error line per refusal would page someone for every request of a flood. Any other 5xx failed.
+ */
+const LINES = {
+  completed: { level: INFO, msg: 'request completed' },
+  refused: { level: WARN, msg: 'request refused for now' },
+  failed: { level: ERROR, msg: 'request failed' },
+} as const;
+
+const lineOf = (status: number) => (status < 500 ? LINES.completed : status === 503 ? LINES.refused : LINES.failed);
 
 interface PinoInternals {
   /** The logger's base fields (`pid`, `hostname`, child bindings), already serialised: `,"pid":…`. */
@@ -30,15 +44,14 @@ export const createAccessLog = (logger: Logger): AccessLog => {
   const internals = logger as unknown as PinoInternals;
   const bindings = internals[pino.symbols.chindingsSym];
   const stream = internals[pino.symbols.streamSym];
-  const infoEnabled = logger.isLevelEnabled('info');
-  const errorEnabled = logger.isLevelEnabled('error');
+  const enabled = new Set([INFO, WARN, ERROR].filter((level) => logger.isLevelEnabled(pino.levels.labels[level] ?? 'info')));
   return (reqId, method, url, status, responseTime, trace) => {
-    const failed = status >= 500;
-    if (failed ? !errorEnabled : !infoEnabled) return;
+    const { level, msg } = lineOf(status);
+    if (!enabled.has(level)) return;
     // Trace and span ids are lowercase hex, as W3C Trace Context has them: nothing to escape.
     const traceFields = trace ? `,"trace_id":"${trace.trace_id}","span_id":"${trace.span_id}"` : '';
     stream.write(
-      `{"level":${failed ? ERROR : INFO},"time":${Date.now()}${bindings},"reqId":"${reqId}"${traceFields},"req":{"method":"${method ?? ''}","url":${JSON.stringify(loggedUrl(url ?? ''))}},"res":{"statusCode":${status}},"responseTime":${responseTime},"msg":"${failed ? 'request failed' : 'request completed'}"}\n`,
+      `{"level":${level},"time":${Date.now()}${bindings},"reqId":"${reqId}"${traceFields},"req":{"method":"${method ?? ''}","url":${JSON.stringify(loggedUrl(url ?? ''))}},"res":{"statusCode":${status}},"responseTime":${responseTime},"msg":"${msg}"}\n`,
     );
   };
 };

@@ -6,21 +6,32 @@ import type { Logger } from 'pino';
 import { type Door, type Exchange, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
 import type { Transport } from '../exchange/reply.js';
 import { createAccessLog } from './access-line.js';
+import { createHeldAnswers } from './held-answers.js';
 import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
-import { writeFailure, writeReply } from './write-reply.js';
+import { writeAnswer, writeFailure, writeReply } from './write-reply.js';
+
+export interface DoorOptions {
+  logger: Logger;
+  sendTimeoutMs: number;
+  /** The bytes all clients that have not taken their answers may make the process hold. */
+  maxUnsentBytes: number;
+  clientAddress: (req: IncomingMessage) => string;
+}
 
 /**
  * The state a server's exchanges share (exchange.ts): made once per server, shared by its front
  * doors. Request ids are 72 random bits drawn once per server, so that no two instances give the
  * same id, then a count in base 36 (`k3Jx0mQ9aL1B.1f`).
  */
-export const createDoor = (logger: Logger, sendTimeoutMs: number): Door => {
+export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddress }: DoorOptions): Door => {
   const prefix = randomBytes(9).toString('base64url');
   let issued = 0;
   return {
     logger,
     accessLog: createAccessLog(logger),
     sendTimeoutMs,
+    held: createHeldAnswers(maxUnsentBytes, logger),
+    clientAddress,
     stopping: false,
     pastTheLimit: new WeakSet(),
     issueId: (header) => (typeof header === 'string' && REQUEST_ID_PATTERN.test(header) ? header : `${prefix}.${(issued++).toString(36)}`),
@@ -53,9 +64,20 @@ export interface FrontDoorOptions {
   pages?: Transport | undefined;
   /** Adds CORS headers, and says whether the request is a preflight; absent when no browser origin is allowed. */
   cors?: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
-  /** Refuses new requests while the event loop is overloaded; absent when shedding is off. */
+  /** Refuses requests that waited too long in an overloaded queue; absent when shedding is off. */
   overload?: OverloadGuard | undefined;
 }
+
+const unavailable = (why: string) =>
+  new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
+
+/**
+ * An HTTP/1.1 request must name its host (RFC 9112 §3.2); Node's own check would answer without
+ * an Error body, so server.ts turns it off and it is made here.
+ */
+const hostless = (req: IncomingMessage) => req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1;
+
+const NO_HOST = () => new TRPCError({ code: 'BAD_REQUEST', message: 'An HTTP/1.1 request must have a Host header.' });
 
 const under = (url: string, prefix: string) =>
   url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?');
@@ -74,6 +96,11 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
     const transport = api ?? pages;
     if (!transport) return false;
     const exchange = openExchange(req, res, door);
+    if (hostless(req)) {
+      res.shouldKeepAlive = false;
+      writeReply(exchange, transport.refuse(exchange, NO_HOST()));
+      return true;
+    }
     // A connection taken past the server's limit gets this one answer, and closes.
     const pastTheLimit = door.pastTheLimit.has(req.socket);
     if (pastTheLimit) res.shouldKeepAlive = false;
@@ -83,14 +110,13 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
         writeReply(exchange, { kind: 'empty', status: 204, headers: [] });
         return true;
       }
-      if (overload?.overloaded || pastTheLimit) {
+      if (pastTheLimit || overload?.shed(exchange.startedAt)) {
         const why = pastTheLimit ? 'has as many connections open as it serves' : 'is overloaded';
-        const unavailable = new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
-        writeReply(exchange, api.refuse(exchange, unavailable, ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
+        writeReply(exchange, api.refuse(exchange, unavailable(why), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
         return true;
       }
     }
-    transport.serve(exchange).then(writeReply.bind(undefined, exchange), writeFailure.bind(undefined, exchange, transport));
+    transport.serve(exchange).then(writeAnswer.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
     return true;
   };
 

@@ -1,7 +1,9 @@
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import { STORAGE_RETRY_AFTER_SECONDS } from '@petstore/core';
 import { type Exchange, logOf } from '../exchange/exchange.js';
+import { bodyMayArrive } from '../exchange/read-body.js';
 import type { ChunkedReply, Reply, Transport } from '../exchange/reply.js';
+import { ALWAYS_WRITTEN_CHARACTERS, UNSENT_RETRY_AFTER_SECONDS, tooMuchHeld } from './held-answers.js';
 import { endLingering } from './lingering-close.js';
 import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from './security-headers.js';
 import { watchSending } from './send-timeout.js';
@@ -15,7 +17,19 @@ const JSON_TYPE = 'application/json';
  * has no body is not `complete` until its 'request' event is over, yet leaves nothing to read.
  */
 const bodyLeft = (req: IncomingMessage): boolean =>
-  !req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0');
+  !req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0') && bodyMayArrive(req);
+
+/**
+ * Whether the client is gone: the connection is closed, or its client closed its side before its
+ * request was whole, which it can then never finish (nginx logs such a request 499 too).
+ */
+const clientLeft = ({ socket, complete }: IncomingMessage) => !socket.writable || (socket.readableEnded && !complete);
+
+/**
+ * What the access line records for a reply nothing of which was sent: the client left first
+ * (nginx's 499, tRPC's CLIENT_CLOSED_REQUEST). The line records what was sent, not what would have been.
+ */
+export const CLIENT_LEFT_STATUS = 499;
 
 /**
  * The headers every reply carries, then the reply's own: the request id, the security headers,
@@ -30,13 +44,21 @@ const headersOf = ({ reqId, req, door }: Exchange, { status, headers: own, page 
   return headers;
 };
 
+/**
+ * What the system did not take at once waits in the process for the client to come for it: it is
+ * counted against the held answers' budget, and the client must take some of it in time.
+ */
+const holdUnsent = ({ req, door }: Exchange) => {
+  watchSending(req.socket, door.sendTimeoutMs);
+  door.held.hold(req.socket, door.clientAddress(req));
+};
+
 /** Ends the response: at once, or, with a body still arriving, once it has arrived (bounded). */
-const end = ({ req, res, door }: Exchange, last?: string | Buffer) => {
+const end = (exchange: Exchange, last?: string | Buffer) => {
+  const { req, res } = exchange;
   if (bodyLeft(req)) endLingering(req, res, last);
   else res.end(last);
-  // What the system did not take at once waits in the process, and so does any answer queued
-  // behind it on this connection: the client must come for it.
-  if (req.socket.writableLength > 0) watchSending(req.socket, door.sendTimeoutMs);
+  if (req.socket.writableLength > 0) holdUnsent(exchange);
 };
 
 /** The exchange is over: its access line, and whoever listens for its end. */
@@ -73,7 +95,7 @@ const writeChunks = async (exchange: Exchange, { status, first, rest }: ChunkedR
   try {
     while (!chunk.last) {
       if (!res.write(chunk.text)) {
-        watchSending(exchange.req.socket, exchange.door.sendTimeoutMs);
+        holdUnsent(exchange);
         await drained(res);
       }
       const next = await Promise.race([rest.next(), gone]);
@@ -102,6 +124,11 @@ export const writeReply = (exchange: Exchange, reply: Reply): void => {
     res.destroy();
     return;
   }
+  if (clientLeft(exchange.req)) {
+    exchange.req.socket.destroy();
+    finish(exchange, CLIENT_LEFT_STATUS);
+    return;
+  }
   const headers = headersOf(exchange, reply);
   if (reply.kind === 'chunked') {
     void writeChunks(exchange, reply, headers);
@@ -111,6 +138,21 @@ export const writeReply = (exchange: Exchange, reply: Reply): void => {
   res.writeHead(reply.status, headers as string[]);
   end(exchange, reply.kind === 'body' ? reply.body : undefined);
   finish(exchange, reply.status);
+};
+
+/**
+ * A transport's answer, unless it is a large one the process has no room to hold for a client that
+ * may not read it (held-answers.ts): that one is refused as the transport refuses, before a byte
+ * of it is written. A small answer, a create's included, is always written.
+ */
+export const writeAnswer = (exchange: Exchange, transport: Transport, reply: Reply): void => {
+  if (reply.kind !== 'body' || reply.body.length <= ALWAYS_WRITTEN_CHARACTERS) {
+    writeReply(exchange, reply);
+    return;
+  }
+  const { door, req } = exchange;
+  if (door.held.fits(Buffer.byteLength(reply.body), door.clientAddress(req))) writeReply(exchange, reply);
+  else writeReply(exchange, transport.refuse(exchange, tooMuchHeld(), ['Retry-After', UNSENT_RETRY_AFTER_SECONDS]));
 };
 
 /** A transport that failed to answer: its refusal of the whole request, written as any reply. */

@@ -7,13 +7,19 @@ export type CallOperation = typeof callOperation;
 /** What answers an exchange: a transport's `serve`. */
 export type Serve = Transport['serve'];
 
+/** What refuses an exchange as a whole: a transport's `refuse`, which the front door calls before any `serve`. */
+export type Refuse = Transport['refuse'];
+
 /**
  * What metrics and tracing add to the request path when they are on: a wrapper around each
- * transport's `serve` (it sees the exchange start and sets `onFinish`) and one around every
- * operation call. Both are applied once, at start-up; when neither is on, nothing is wrapped.
+ * transport's `serve` (it sees the exchange start and sets `onFinish`), optionally one around its
+ * `refuse` (the answers the front door gives before any transport serves: shedding, a connection
+ * past the limit, a request without Host or Node could not parse), and one around every operation
+ * call. All are applied once, at start-up; when none is on, nothing is wrapped.
  */
 export interface RequestObserver {
   serve(serve: Serve): Serve;
+  refuse?(refuse: Refuse): Refuse;
   call(call: CallOperation): CallOperation;
 }
 
@@ -34,5 +40,6 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** Applies each observer in turn; the first is outermost. */
 export const composeObservers = (observers: readonly RequestObserver[]): RequestObserver => ({
   serve: (serve) => observers.reduceRight((inner, observer) => observer.serve(inner), serve),
+  refuse: (refuse) => observers.reduceRight((inner, observer) => observer.refuse?.(inner) ?? inner, refuse),
   call: (call) => observers.reduceRight((inner, observer) => observer.call(inner), call),
 });

@@ -79,13 +79,24 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
     if (status === TOO_MANY_REQUESTS) refusals.inc();
   };
 
+  const count = (exchange: Exchange) => {
+    inFlight += 1;
+    listenForFinish(exchange, finished);
+  };
+
   return {
     registry,
     observer: {
       serve: (serve) => (exchange) => {
-        inFlight += 1;
-        listenForFinish(exchange, finished);
+        count(exchange);
         return serve(exchange);
+      },
+      // A refusal the front door gives before any transport serves; one of a request already
+      // served (its promise failed, its answer too large to hold) was counted by `serve`, which
+      // set its finish listener.
+      refuse: (refuse) => (exchange, error, headers) => {
+        if (exchange.onFinish === undefined) count(exchange);
+        return refuse(exchange, error, headers);
       },
       call: (call) => async (operation, ctx, input) => {
         const result = await call(operation, ctx, input);

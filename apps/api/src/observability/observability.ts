@@ -22,5 +22,9 @@ export const observabilityFor = (config: Config, db: Database, tracing?: Request
   const observers = [metrics?.observer, tracing].filter((observer) => observer !== undefined);
   if (observers.length === 0) return { metrics, call: callOperation, transport: (transport) => transport };
   const observer = composeObservers(observers);
-  return { metrics, call: observer.call(callOperation), transport: (transport) => ({ ...transport, serve: observer.serve(transport.serve) }) };
+  return {
+    metrics,
+    call: observer.call(callOperation),
+    transport: (transport) => ({ serve: observer.serve(transport.serve), refuse: observer.refuse?.(transport.refuse) ?? transport.refuse }),
+  };
 };

@@ -1,4 +1,4 @@
-import { ErrorBody, Pet, PetPage, Pets, type ProcedureMeta, appRouter } from '@petstore/core';
+import { ErrorBody, Pet, PetPage, Pets, type ProcedureMeta, ValidationIssue, appRouter } from '@petstore/core';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { restOperations } from '../rest/routes.js';
@@ -28,7 +28,7 @@ export const createOpenApiDocument = (servers: DocumentServers): OpenAPIObject =
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key, as a bearer token.' },
       },
       // Results are described by reference (see `resultOf`); these are the components they name.
-      defs: { Pet, Pets, PetPage, Error: ErrorBody },
+      defs: { Pet, Pets, PetPage, Error: ErrorBody, ValidationIssue },
     }),
     { operations: restOperations(), servers, tags: TAGS },
   );

@@ -7,14 +7,6 @@ import type { Readiness } from '../stores/open-stores.js';
 /** Why `/readyz` answers 503 while the service is up: its message is the answer's. */
 export class NotReadyError extends Error {}
 
-/** Why `/readyz` answers 503 while the service sheds load. */
-export class OverloadedError extends NotReadyError {
-  override name = 'OverloadedError';
-  constructor() {
-    super('The service is overloaded and refuses new requests for now.');
-  }
-}
-
 /** Why `/readyz` answers 503 once the service has been told to stop. */
 export class StoppingError extends NotReadyError {
   override name = 'StoppingError';
@@ -26,17 +18,33 @@ export class StoppingError extends NotReadyError {
 /** Liveness: the process answers. */
 export const healthz = (): Reply => ({ kind: 'body', status: 200, headers: [], body: JSON.stringify({ status: 'ok' }) });
 
+/** What a readiness log line says of why: the cause's kind, code and message, never its stack. */
+const causeOf = (error: unknown) =>
+  error instanceof Error ? { type: error.name, code: (error as { code?: unknown }).code, message: error.message } : { message: String(error) };
+
 /**
  * Readiness: the database answers too; a store the service can run without, Redis, is named in
- * `degraded` while it is away.
+ * `degraded` while it is away. A load balancer asks every few seconds, and a flood of requests may
+ * ask hundreds of times a second: each change (ready, not ready, and why) is logged once, not each answer.
  */
-export const readyz = async (exchange: Exchange, ready: () => Promise<Readiness>): Promise<Reply> => {
-  try {
-    const { degraded } = await ready();
-    return { kind: 'body', status: 200, headers: [], body: JSON.stringify({ status: 'ok', degraded }) };
-  } catch (error) {
-    logOf(exchange).warn({ err: error }, 'readiness check failed');
-    const message = error instanceof NotReadyError ? error.message : 'A store the service depends on is not answering.';
-    return errorReply(exchange, new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }));
-  }
+export const createReadyz = (ready: () => Promise<Readiness>) => {
+  let failing: string | undefined;
+  return async (exchange: Exchange): Promise<Reply> => {
+    try {
+      const { degraded } = await ready();
+      if (failing !== undefined) {
+        failing = undefined;
+        logOf(exchange).info('ready again');
+      }
+      return { kind: 'body', status: 200, headers: [], body: JSON.stringify({ status: 'ok', degraded }) };
+    } catch (error) {
+      const cause = causeOf(error);
+      if (failing !== cause.message) {
+        failing = cause.message;
+        logOf(exchange).warn({ cause }, 'not ready: /readyz answers 503 until this changes');
+      }
+      const message = error instanceof NotReadyError ? error.message : 'A store the service depends on is not answering.';
+      return errorReply(exchange, new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }));
+    }
+  };
 };

@@ -4,7 +4,7 @@ import { methodNotAllowed, nothingAt } from '../exchange/failure.js';
 import type { Reply, Transport } from '../exchange/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 import { DOCS_FILES, createDocsPage } from './docs-page.js';
-import { healthz, readyz } from './health.js';
+import { createReadyz, healthz } from './health.js';
 
 type Page = (exchange: Exchange) => Reply | Promise<Reply>;
 
@@ -20,10 +20,11 @@ const pagePath = (url: string | undefined) => {
  */
 export const createPages = ({ ready }: { ready: () => Promise<Readiness> }): Transport => {
   const docs = createDocsPage();
+  const readyz = createReadyz(ready);
   const pages = new Map<string, Page>([
     ...DOCS_FILES.map((file): [string, Page] => [pagePath(`/docs${file}`), (exchange) => docs(file, exchange.req.headers['if-none-match'])]),
     ['/healthz', healthz],
-    ['/readyz', (exchange) => readyz(exchange, ready)],
+    ['/readyz', readyz],
   ]);
   return {
     serve: async (exchange) => {

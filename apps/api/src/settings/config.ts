@@ -12,9 +12,11 @@ const compilesAsProxyList = (list: string[]) => {
 };
 
 /**
- * The mean event-loop delay past which the service sheds load: far above what a saturated but
- * healthy service shows (docs/operating.md, Overload); past it, requests wait on each other rather than on
- * work.
+ * How much of the service's own work may be ahead of a request: when even the least of a window
+ * is more, the queue is not draining, and requests with twice as much ahead are shed
+ * (front-door/overload.ts). Saturated by the bench's 32 connections, a request has a few
+ * milliseconds of work ahead; a client the service could start on only 200 ms from now is better
+ * told at once to retry elsewhere (docs/operating.md, Overload).
  */
 export const DEFAULT_OVERLOAD_DELAY_MS = 100;
 
@@ -72,6 +74,16 @@ export const DEFAULT_REQUEST_BOUNDS = {
   bodyTimeoutMs: 30_000,
   sendTimeoutMs: 30_000,
   maxConnections: 1_024,
+  // Twice what the most demanding single client here opens (the soak's 64), an eighth of
+  // MAX_CONNECTIONS: one address, or seven, cannot take every connection.
+  maxConnectionsPerAddress: 128,
+  // Twice Node's own 511: a burst of connections the service is closing fast (past an address's
+  // share) overflows the kernel's queue later, and a client whose handshake was dropped retries
+  // only after a second. Linux caps it at net.core.somaxconn (4096 by default).
+  listenBacklog: 1_024,
+  // With `start`'s 128 MiB heap, answers held for clients that do not read stay clear of the
+  // process's own memory: peak RSS under every hostile client of the tests stays under 256 MiB.
+  maxUnsentBytes: 32 * 1024 * 1024,
 } as const;
 
 const Milliseconds = z
@@ -215,7 +227,7 @@ export const SETTINGS = {
     schema: MillisecondsOrOff('0 turns load shedding off').default(DEFAULT_OVERLOAD_DELAY_MS),
     readBy: 'service',
     description:
-      'mean event-loop delay (ms) past which new requests get 503 (see [Overload](#overload)); `0` turns shedding off',
+      "how much of the service's own work (ms) may be ahead of a request: when the least of a 250 ms window is more, it is overloaded, and requests with twice this ahead are refused with 503 (see [Overload](#overload)); `0` turns shedding off",
   },
   shutdownDelayMs: {
     variable: 'SHUTDOWN_DELAY_MS',
@@ -264,6 +276,27 @@ export const SETTINGS = {
     readBy: 'service',
     description:
       'open connections the API serves; a connection past it gets one answer with `Connection: close`: `/healthz` and `/readyz` as usual, anything else 503 with `Retry-After`. Each connection may hold an answer, so this bounds the memory slow clients can hold (see [Bounds](#bounds))',
+  },
+  maxConnectionsPerAddress: {
+    variable: 'MAX_CONNECTIONS_PER_ADDRESS',
+    schema: Count('at least 1').pipe(z.int().min(1, 'must be at least 1')).default(DEFAULT_REQUEST_BOUNDS.maxConnectionsPerAddress),
+    readBy: 'service',
+    description:
+      "open connections one client address may hold; a connection past it is closed as it opens, so one address cannot take the connections others need. Connections from a proxy named in `TRUST_PROXY` are bounded by `MAX_CONNECTIONS` only (the proxy bounds its own clients)",
+  },
+  listenBacklog: {
+    variable: 'LISTEN_BACKLOG',
+    schema: Count('at least 1').pipe(z.int().min(1, 'must be at least 1')).default(DEFAULT_REQUEST_BOUNDS.listenBacklog),
+    readBy: 'service',
+    description:
+      "connections the system queues for the service before it accepts them (`listen()`'s backlog, capped by the system's `net.core.somaxconn`); past it the system drops new handshakes",
+  },
+  maxUnsentBytes: {
+    variable: 'MAX_UNSENT_BYTES',
+    schema: Count('at least 1').pipe(z.int().min(1, 'must be at least 1')).default(DEFAULT_REQUEST_BOUNDS.maxUnsentBytes),
+    readBy: 'service',
+    description:
+      "bytes of answers the process may hold for clients that have not taken them, all clients together; one client address may hold a quarter. A large answer that does not fit is refused with 503 and `Retry-After` before it is written (see [Bounds](#bounds))",
   },
   trustProxy: {
     variable: 'TRUST_PROXY',

@@ -4,6 +4,7 @@ import { jsonlStreamConsumer } from '@trpc/server/unstable-core-do-not-import';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDoor, openExchange } from '../front-door/front-door.js';
+import { DEFAULT_REQUEST_BOUNDS } from '../settings/config.js';
 import { writeReply } from '../front-door/write-reply.js';
 import { type CallOutcome, streamReply } from './replies.js';
 
@@ -21,7 +22,7 @@ afterEach(() => {
 
 const serve = async (stream: () => Promise<CallOutcome>[], logged: Record<string, unknown>[]) => {
   const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
-  const door = createDoor(logger, 30_000);
+  const door = createDoor({ logger, sendTimeoutMs: 30_000, maxUnsentBytes: DEFAULT_REQUEST_BOUNDS.maxUnsentBytes, clientAddress: () => '127.0.0.1' });
   const server = createServer((req, res) => {
     const exchange = openExchange(req, res, door);
     void streamReply(exchange, stream(), []).then((reply) => {

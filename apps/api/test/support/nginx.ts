@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnCommand } from './processes.js';
+import { startProxyProcess } from './proxy-process.js';
 import { freePort } from './redis-server.js';
 
 /** Debian installs it in /usr/sbin, which a user's PATH often leaves out. */
@@ -53,7 +51,6 @@ export interface ProxiedRequest {
 
 export interface RunningNginx {
   url: string;
-  pid: number;
   config: ConfigForTest;
   /** The access log so far. */
   requests(this: void): ProxiedRequest[];
@@ -83,18 +80,6 @@ http {
 }
 `;
 
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
-
 const readOr = (path: string) => {
   try {
     return readFileSync(path, 'utf8');
@@ -123,34 +108,16 @@ export const startNginx = async (upstreams: string[], shipped: string): Promise<
   const config = configForTest(shipped, upstreams, port);
   writeFileSync(join(folder, 'petstore.conf'), config.text);
   writeFileSync(join(folder, 'nginx.conf'), wrapper(folder));
-  const child = spawnCommand(binary, ['-p', `${folder}/`, '-c', join(folder, 'nginx.conf')], {}, folder);
-  let printed = '';
-  child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      rmSync(folder, { recursive: true, force: true });
-      throw new Error(`nginx did not start with the shipped configuration:\n${printed}`);
-    }
-    await sleep(20);
-  }
+  const running = await startProxyProcess(binary, ['-p', `${folder}/`, '-c', join(folder, 'nginx.conf')], folder, port);
   return {
     url: `http://127.0.0.1:${String(port)}`,
-    pid: child.pid ?? 0,
     config,
     requests: () =>
       readOr(join(folder, 'access.log'))
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map(parseLine),
-    errors: () => readOr(join(folder, 'error.log')) + printed,
-    dispose: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-      rmSync(folder, { recursive: true, force: true });
-    },
+    errors: () => readOr(join(folder, 'error.log')) + running.printed(),
+    dispose: running.dispose,
   };
 };

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { type Socket, connect } from 'node:net';
 
 /** What came back on a connection, and when the service closed it. */
@@ -37,15 +37,28 @@ const serviceHolds = (serverPort: number, clientPort: number) => {
     });
 };
 
+/** Connections the service on `serverPort` holds open from `address` (an IPv4 address), as the system's socket table says. */
+export const connectionsHeldFrom = (serverPort: number, address: string) => {
+  const hexAddress = address.split('.').map((part) => Number(part).toString(16).toUpperCase().padStart(2, '0')).reverse().join('');
+  const port = serverPort.toString(16).toUpperCase().padStart(4, '0');
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .filter((line) => {
+      const [, local, remote, state] = line.trim().split(/\s+/);
+      return local?.endsWith(`:${port}`) === true && remote?.startsWith(`${hexAddress}:`) === true && HELD_STATES.has(state ?? '');
+    }).length;
+};
+
 /**
  * A connection of the test's own, to send exactly the bytes a hostile client would, when it
  * would, and see when the service gives up on it. `read: false` leaves what the service sends
  * unread, as a client that never reads does; whether the service has let go of it is then read
  * from the system's socket table.
  */
-export const openConnection = (url: string, { read = true } = {}) => {
+export const openConnection = (url: string, { read = true, from }: { read?: boolean; from?: string } = {}) => {
   const serverPort = Number(new URL(url).port);
-  const socket: Socket = connect(serverPort, '127.0.0.1');
+  // `from`: another loopback address (127.0.0.2…), a client the service tells apart from 127.0.0.1.
+  const socket: Socket = connect({ port: serverPort, host: '127.0.0.1', localAddress: from });
   const started = performance.now();
   let answer = '';
   let bytes = 0;
@@ -90,8 +103,8 @@ export const openConnection = (url: string, { read = true } = {}) => {
 };
 
 /** One request on a connection of its own, answered and closed: what came back. */
-export const exchangeOnce = async (url: string, request: string | Buffer, giveUpS = 10): Promise<Closed> => {
-  const connection = openConnection(url);
+export const exchangeOnce = async (url: string, request: string | Buffer, giveUpS = 10, from?: string): Promise<Closed> => {
+  const connection = openConnection(url, { from });
   connection.send(request);
   return connection.closed(giveUpS);
 };
@@ -109,5 +122,15 @@ export const cpuSecondsOf = (pid: number) => {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 
+const statusMiB = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+
 /** The process's resident memory, in MiB. */
-export const rssMiBOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+export const rssMiBOf = (pid: number) => statusMiB(pid, 'VmRSS');
+
+/** The most resident memory the process has held since it started, in MiB. */
+export const peakRssMiBOf = (pid: number) => statusMiB(pid, 'VmHWM');
+
+/** Starts the process's peak memory afresh from what it holds now (Linux's clear_refs), so a peak read later is the attack's. */
+export const resetPeakRss = (pid: number) => {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+};

@@ -1,4 +1,4 @@
-import { spawnEntry, waitForOutput } from './processes.js';
+import { START_FLAGS, spawnEntry, waitForOutput } from './processes.js';
 
 export interface ServiceInstance {
   url: string;
@@ -14,9 +14,9 @@ export interface ServiceInstance {
   kill(this: void): Promise<void>;
 }
 
-/** The service as a process of its own (`src/main.ts`), on a free port, with `env`. */
+/** The service as a process of its own (`src/main.ts`) with `npx pnpm start`'s V8 flags, on a free port, with `env`. */
 export const startInstance = async (env: Record<string, string>): Promise<ServiceInstance> => {
-  const child = spawnEntry('src/main.ts', [], { PORT: '0', ...env });
+  const child = spawnEntry('src/main.ts', [], { PORT: '0', ...env }, START_FLAGS);
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,7 +1,7 @@
 import createClient from 'openapi-fetch';
 import { REST_PREFIX } from '../generated/server-constants.js';
 import { type RetryOptions, retryingFetch } from '../retry/retrying-fetch.js';
-import type { paths } from './openapi-types.js';
+import type { paths } from '../generated/openapi-types.js';
 
 export interface PetstoreRestClientOptions extends RetryOptions {
   /** The service's base address, e.g. `http://127.0.0.1:3000`; paths are under its `REST_PREFIX` (`/v1`). */
@@ -32,4 +32,4 @@ export const createPetstoreRestClient = ({ url, apiKey, fetch = globalThis.fetch
 };
 
 export type PetstoreRestClient = ReturnType<typeof createPetstoreRestClient>;
-export type { components as RestSchemas, paths as RestPaths } from './openapi-types.js';
+export type { components as RestSchemas, paths as RestPaths } from '../generated/openapi-types.js';

@@ -40,12 +40,16 @@ describe.each(ENGINES)('the pet operations through tRPC on $name', (engine) => {
     expect((await writer.createPet({ name: 'Rex', categoryId: 1 })).name).toBe('Rex');
   });
 
-  it('explains an invalid input in one readable message', async ({ ctx }) => {
+  it('explains an invalid input in one readable message, and lists it field by field', async ({ ctx }) => {
     const error = await errorOf(createCaller(ctx).createPet({ name: '', categoryId: 0 }));
     expect(toErrorBody(error)).toEqual({
       code: 'BAD_REQUEST',
       message: 'name: must not be empty; categoryId: Too small: expected number to be >=1',
       status: 400,
+      issues: [
+        { path: ['name'], message: 'must not be empty' },
+        { path: ['categoryId'], message: 'Too small: expected number to be >=1' },
+      ],
     });
   });
 

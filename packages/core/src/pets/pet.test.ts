@@ -38,8 +38,19 @@ describe('NewPet', () => {
     expect(issuesOf({ ...valid, name: 'Rex\uD800' })).toEqual(['must be well-formed Unicode']);
   });
 
-  it('refuses a name with a NUL character, which PostgreSQL cannot store', () => {
-    expect(issuesOf({ ...valid, name: 'Rex\u0000Tom' })).toEqual(['must not contain the NUL character']);
+  it.each([
+    ['NUL, which PostgreSQL cannot store', 'Rex\u0000Tom'],
+    ['a line feed inside the name', 'Rex\nTom'],
+    ['an escape sequence', 'Rex\u001b[2JTom'],
+    ['DEL', 'Rex\u007f'],
+    ['a C1 control', 'Rex\u0085Tom'],
+    ['nothing but control characters', '\u0001'.repeat(255)],
+  ])('refuses a name holding a control character: %s', (_, name) => {
+    expect(issuesOf({ ...valid, name })).toEqual(['must not contain control characters']);
+  });
+
+  it('takes white space around a name, control characters included, and trims it', () => {
+    expect(NewPet.parse({ ...valid, name: '\t Rex\n' }).name).toBe('Rex');
   });
 
   it.each([

@@ -10,16 +10,25 @@ export type PetStatus = z.infer<typeof PetStatus>;
 
 export const PET_NAME_MAX_CODE_POINTS = 255;
 
+/** Unicode's control characters (general category Cc): C0, DEL and C1. */
+const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
+
 // The name rules a JSON Schema pattern can say (ECMAScript's `\s` is exactly what `trim()` removes):
-// a name sent holds something besides white space and no NUL; a name returned is also trimmed.
-const SENT_NAME_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
-const STORED_NAME_PATTERN = '^[^\\s\\u0000](?:[^\\u0000]*[^\\s\\u0000])?$';
+// a name sent holds something besides white space and no control character; a name returned is
+// also trimmed. Sent names are trimmed first, so white space that is a control character (a tab, a
+// line feed) may surround one.
+const SENT_NAME_PATTERN = '^\\s*[^\\s' + CONTROL_CHARACTERS + '](?:[^' + CONTROL_CHARACTERS + ']*[^\\s' + CONTROL_CHARACTERS + '])?\\s*$';
+const STORED_NAME_PATTERN = '^[^\\s' + CONTROL_CHARACTERS + '](?:[^' + CONTROL_CHARACTERS + ']*[^\\s' + CONTROL_CHARACTERS + '])?$';
+const CONTROL_CHARACTER = new RegExp(`[${CONTROL_CHARACTERS}]`);
 
 /**
  * Trimmed, then 1..255 Unicode code points (JSON Schema's `maxLength` counts code points too,
- * while zod's `.max()` counts UTF-16 units, hence the refinement). Lone surrogates and NUL are
- * refused: the first cannot be stored as UTF-8 without being replaced, PostgreSQL cannot store the
- * second at all, and a name must come back as it was sent.
+ * while zod's `.max()` counts UTF-16 units, hence the refinement). Lone surrogates are refused:
+ * they cannot be stored as UTF-8 without being replaced, and a name must come back as it was sent.
+ * So are control characters (NUL, line breaks, escape sequences): no name needs one, PostgreSQL
+ * cannot store NUL, a terminal or log that shows a name would run them, and JSON escapes each as
+ * six bytes, which would make the largest answer half as large again as any name needs
+ * (docs/decisions/2026-11-28-answers-held-for-clients.md).
  */
 const PetName = z
   .string()
@@ -30,7 +39,7 @@ const PetName = z
     message: `must be at most ${PET_NAME_MAX_CODE_POINTS} characters`,
   })
   .refine((name) => name.isWellFormed(), { message: 'must be well-formed Unicode' })
-  .refine((name) => !name.includes('\u0000'), { message: 'must not contain the NUL character' })
+  .refine((name) => !CONTROL_CHARACTER.test(name), { message: 'must not contain control characters' })
   .meta({ description: "The animal's name.", maxLength: PET_NAME_MAX_CODE_POINTS, pattern: SENT_NAME_PATTERN });
 
 /**

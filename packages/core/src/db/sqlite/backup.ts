@@ -77,6 +77,9 @@ const syncFolder = (folder: string) => {
 
 const refuseTarget = (source: string, target: string, overwrite: boolean) => {
   if (sameFile(source, target)) throw new BackupError('same-file', `${target} is the live store itself.`);
+  // Its side files are the store too: a copy over its log would leave the live store malformed.
+  const sideFile = SIDE_FILES.find((suffix) => sameFile(`${source}${suffix}`, target));
+  if (sideFile !== undefined) throw new BackupError('same-file', `${target} is the live store's ${sideFile} file, part of the store itself.`);
   const folder = dirname(target);
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BackupError('no-folder', `There is no folder ${folder}.`);
   if (!overwrite && existsSync(target)) throw new BackupError('exists', `${target} already exists.`);

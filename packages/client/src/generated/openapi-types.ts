@@ -75,6 +75,18 @@ export interface components {
         };
         /** @description A page of animals, by ascending id. */
         Pets: components["schemas"]["Pet"][];
+        /** @description A field of the request that failed validation, and why. */
+        ValidationIssue: {
+            /**
+             * @description Where the field is in the input, as zod names it: its name (a query, path or body field), then the names or indexes inside it; empty for the input as a whole, such as a field the operation does not know (named in the message).
+             * @example [
+             *       "categoryId"
+             *     ]
+             */
+            path: (string | number)[];
+            /** @description Why the field failed, in words. */
+            message: string;
+        };
         /** @description The body of every error response. */
         Error: {
             /**
@@ -90,6 +102,8 @@ export interface components {
              * @description The HTTP status code of the response.
              */
             status: number;
+            /** @description On a 400 for a query, path parameter or body that failed validation, and only then: each field that failed and why, in the order found; the first five, as the message names them. */
+            issues?: components["schemas"]["ValidationIssue"][];
         };
         /** @description An animal to add; `status` defaults to `available`. */
         NewPet: {

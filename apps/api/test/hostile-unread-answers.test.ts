@@ -1,0 +1,177 @@
+import { MAX_BATCH_SIZE } from '@petstore/core';
+import { seedSqliteStore } from '@petstore/core/testing';
+import { describe, expect } from 'vitest';
+import { MAX_PIPELINED_REQUESTS } from '../src/front-door/connections.js';
+import { SETTINGS } from '../src/settings/config.js';
+import { it } from '../src/testing/index.js';
+import { type Bystander, readAnswers, startBystander } from './support/attack.js';
+import { createKeys } from './support/keys.js';
+import { cpuSecondsOf, openConnection, peakRssMiBOf, resetPeakRss } from './support/raw-connection.js';
+import { type ServiceInstance, startInstance } from './support/service-instance.js';
+
+/**
+ * Clients that make the service build answers and then do not take them (OWASP API4:2023): a
+ * client that pipelines, many that never read, a flood of pipelined requests. Each plays against
+ * the service started as `npx pnpm start` starts it (its heap caps), on its default settings, and
+ * asserts what the process may hold, that it lives, and what every other client meets meanwhile.
+ */
+
+/** The most the process may hold, with `start`'s heap caps, whatever its clients do (issue's target). */
+const PEAK_RSS_MIB = 256;
+
+const defaultOf = (key: keyof typeof SETTINGS) => SETTINGS[key].schema.parse(undefined) as number;
+
+/**
+ * The worst name a store can hold: 255 characters that JSON escapes to six bytes each. The
+ * service takes no control character in a name today; a store written before that rule may hold
+ * them, and the bounds hold for it too. A page of 100 is then 158 KB, a batch of 50 pages 7.9 MB.
+ */
+const WORST_STORED_NAME = '\u0001'.repeat(255);
+
+/** A tRPC batch of MAX_BATCH_SIZE full pages: the largest answer a read-only key can ask for. */
+const BATCH_INPUT = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: MAX_BATCH_SIZE }, (_, index) => [index, { limit: 100 }]))));
+const batchOfPages = (key: string, id: string) =>
+  `GET /trpc/${Array.from({ length: MAX_BATCH_SIZE }, () => 'listPets').join(',')}?batch=1&input=${BATCH_INPUT} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nX-Request-Id: ${id}\r\n\r\n`;
+
+/** As many such batches as one key's quota takes in a minute. */
+const BATCHES_PER_KEY = defaultOf('rateLimitPerMinute') / MAX_BATCH_SIZE;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What another client met meanwhile: every request answered, and answered 200 but for the odd one
+ * shed while the attack's own requests kept the service busy (a few per cent at most).
+ */
+const expectServed = (met: Bystander) => {
+  expect(met.failures).toBe(0);
+  const answered = Object.values(met.statuses).reduce((sum, count) => sum + count, 0);
+  expect(Object.keys(met.statuses).filter((status) => status !== '200' && status !== '503')).toEqual([]);
+  expect(met.statuses[503] ?? 0).toBeLessThanOrEqual(Math.max(1, answered * 0.05));
+};
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The service on a store of 101 worst-named animals, started as `start` starts it, with every default on. */
+const startOnWorstStore = async (storageEnv: Record<string, string>): Promise<ServiceInstance> => {
+  await seedSqliteStore(storageEnv.PETSTORE_DB ?? '', 101, WORST_STORED_NAME);
+  // The defaults, shedding included, where the tests' children otherwise run without it.
+  return startInstance({ ...storageEnv, OVERLOAD_DELAY_MS: String(defaultOf('overloadDelayMs')) });
+};
+
+/** `count` keys that may only read, made in the service's own store. */
+const readOnlyKeys = (storageEnv: Record<string, string>, count: number) => createKeys(storageEnv, count, ['pets:read']);
+
+describe('a connection that pipelines large answers and does not read them', () => {
+  it(`holds one answer at a time: ${2 * BATCHES_PER_KEY} batches of 50 pages from two read-only keys leave the process alive under ${PEAK_RSS_MIB} MiB, and come in order once read`, async ({ storage }) => {
+    const service = await startOnWorstStore(storage.env);
+    try {
+      const [first = '', second = '', bystanders = ''] = await readOnlyKeys(storage.env, 3);
+      const ids = Array.from({ length: 2 * BATCHES_PER_KEY }, (_, index) => `batch-${index}`);
+      const bystander = startBystander(service.url, bystanders);
+      resetPeakRss(service.pid);
+      const connection = openConnection(service.url, { read: false });
+      // One write, every request in it, as the attack sends them.
+      connection.send(ids.map((id, index) => batchOfPages(index % 2 === 0 ? first : second, id)).join(''));
+      await pause(5_000);
+      const peakMiB = peakRssMiBOf(service.pid);
+      const alive = isAlive(service.pid);
+      const answers = await readAnswers(connection.socket, ids.length);
+      // Every request up to the depth is answered, in order: here, all of them.
+      expect(ids.length).toBeLessThanOrEqual(MAX_PIPELINED_REQUESTS + 1);
+      const met = await bystander.stop();
+      console.log(`pipelined batches: peak RSS ${peakMiB.toFixed(0)} MiB, alive ${alive}; answers ${answers.map(({ status }) => status).join(' ')}; bystander ${JSON.stringify(met)}`);
+      expect(alive).toBe(true);
+      expect(peakMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
+      expect(answers.map(({ requestId }) => requestId)).toEqual(ids);
+      // Each a whole batch, unless shed: a stream of requests each some hundred milliseconds of the
+      // service's work keeps it busy, and with shedding on as it ships one may be refused (503).
+      expect(answers.every(({ status, bodyBytes }) => (status === 200 && bodyBytes > 7_000_000) || status === 503)).toBe(true);
+      expect(answers.filter(({ status }) => status === 200).length).toBeGreaterThan(ids.length / 2);
+      expectServed(met);
+    } finally {
+      await service.stop();
+    }
+  }, 120_000);
+});
+
+describe('many connections that ask for large answers and never read', () => {
+  it(`hold no more than MAX_UNSENT_BYTES: 3 read-only keys on 36 connections from 12 addresses leave the process alive under ${PEAK_RSS_MIB} MiB, the rest refused 503`, async ({ storage }) => {
+    const service = await startOnWorstStore(storage.env);
+    try {
+      const [bystanders = '', ...keys] = await readOnlyKeys(storage.env, 4);
+      const bystander = startBystander(service.url, bystanders);
+      resetPeakRss(service.pid);
+      const connections = Array.from({ length: 36 }, (_, index) => {
+        const connection = openConnection(service.url, { read: false, from: `127.0.1.${1 + (index % 12)}` });
+        connection.send(batchOfPages(keys[index % 3] ?? '', `batch-${index}`));
+        return connection;
+      });
+      await pause(5_000);
+      const peakMiB = peakRssMiBOf(service.pid);
+      const alive = isAlive(service.pid);
+      const met = await bystander.stop();
+      const answers = (await Promise.all(connections.map((connection) => readAnswers(connection.socket, 1)))).map(([answer]) => answer);
+      const statuses = answers.map((answer) => answer?.status);
+      console.log(`unread batches: peak RSS ${peakMiB.toFixed(0)} MiB, alive ${alive}; statuses ${statuses.join(' ')}; bystander ${JSON.stringify(met)}`);
+      expect(alive).toBe(true);
+      expect(peakMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
+      expect(statuses).toContain(200);
+      expect(statuses).toContain(503);
+      expect(statuses.every((status) => status === 200 || status === 503)).toBe(true);
+      for (const refused of answers.filter((answer) => answer?.status === 503)) {
+        expect(refused?.head).toMatch(/\r\nRetry-After: 1\r\n/i);
+        expect(JSON.parse(refused?.bodyStart ?? '')).toMatchObject({ error: { data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } } });
+      }
+      // Small answers are always written: nobody else is refused for what these clients hold.
+      expectServed(met);
+      // The budget's refusals are logged once, not once each.
+      expect(service.output().match(/refusing large answers/g)).toHaveLength(1);
+    } finally {
+      await service.stop();
+    }
+  }, 120_000);
+});
+
+describe('a flood of pipelined requests', () => {
+  it(`is read ${MAX_PIPELINED_REQUESTS} requests deep: 10,000 keyless requests in one write on each of two connections cost little CPU, and another client is served as usual`, async ({ storage }) => {
+    const service = await startInstance({ ...storage.env, OVERLOAD_DELAY_MS: String(defaultOf('overloadDelayMs')) });
+    try {
+      const [key = ''] = await readOnlyKeys(storage.env, 1);
+      const flood = (connection: number) =>
+        Array.from({ length: 10_000 }, (_, index) => `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: c${connection}-${index}\r\n\r\n`).join('');
+      const bystander = startBystander(service.url, key);
+      await pause(500);
+      const before = cpuSecondsOf(service.pid);
+      const attackers = [0, 1].map((connection) => {
+        const attacker = openConnection(service.url, { read: false });
+        attacker.send(flood(connection));
+        return { attacker, answers: readAnswers(attacker.socket, 10_000, 20_000) };
+      });
+      const answered = await Promise.all(attackers.map(({ answers }) => answers));
+      await pause(500);
+      const cpu = cpuSecondsOf(service.pid) - before;
+      const met = await bystander.stop();
+      console.log(`pipelined flood: ${cpu.toFixed(2)} s of CPU, ${answered.map((answers) => answers.length).join(' and ')} answers; bystander ${JSON.stringify(met)}`);
+      for (const [connection, answers] of answered.entries()) {
+        // The one answered first and those waiting behind it up to the depth, in order; the last
+        // of them closes the connection, and the client sends the rest again if it wants them.
+        expect(answers.map(({ requestId }) => requestId)).toEqual(Array.from({ length: MAX_PIPELINED_REQUESTS + 1 }, (_, index) => `c${connection}-${index}`));
+        expect(answers.at(-1)?.head).toMatch(/\r\nConnection: close(\r\n|$)/i);
+        // Keyless: refused 401, then 429 once the address's failed keys pass AUTH_FAILURES_PER_MINUTE.
+        expect(answers.every(({ status }) => status === 401 || status === 429)).toBe(true);
+      }
+      // Each connection costs the one read Node parses whole before the service stops reading it.
+      expect(cpu).toBeLessThanOrEqual(1);
+      expectServed(met);
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
+});
