@@ -263,5 +263,5 @@ describe('an app that installs the packed client as docs/typed-client.md says', 
       missing: 'NOT_FOUND',
       restName: 'Packed',
     });
-  });
+  }, COMPILE_TIMEOUT_MS);
 });
