@@ -12,7 +12,7 @@ import * as schema from './schema.js';
 
 describe('PostgreSQL migrations', () => {
   it('run exactly once when several instances start at the same moment', async ({ scratchPostgres: { url } }) => {
-    const instances = await Promise.all(Array.from({ length: 5 }, () => openPostgresDatabase(url, { poolSize: 2 })));
+    const instances = await Promise.all(Array.from({ length: 5 }, () => openPostgresDatabase(url, { connections: { pool: 2 } })));
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const applied = await client.query('select count(*)::int as count from drizzle.__drizzle_migrations');
