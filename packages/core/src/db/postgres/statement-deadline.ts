@@ -13,7 +13,7 @@ const CANCEL_REQUEST_CODE = 80_877_102;
  * server connection running the client's statement) to cancel that statement, on a connection of
  * its own, as libpq's PQcancel does. The statement then fails with 57014, which is a 503.
  */
-const sendCancel = (client: Watched): void => {
+const sendCancel = (client: Watched, giveUpMs: number): void => {
   if (client.processID == null || client.secretKey == null) return;
   const request = Buffer.alloc(16);
   request.writeInt32BE(16, 0);
@@ -21,8 +21,11 @@ const sendCancel = (client: Watched): void => {
   request.writeInt32BE(client.processID, 8);
   request.writeInt32BE(client.secretKey, 12);
   const address = client.host.startsWith('/') ? { path: `${client.host}/.s.PGSQL.${String(client.port)}` } : { host: client.host, port: client.port };
-  const socket = connect(address, () => socket.end(request));
-  // A cancel that cannot be delivered leaves the statement to the stall bound below.
+  // The server closes the connection once it has the request; closing it first races a pooler,
+  // which drops a cancel whose client left before it was passed on (PgBouncer 1.18 does).
+  const socket = connect(address, () => socket.write(request));
+  socket.setTimeout(giveUpMs, () => socket.destroy());
+  // A cancel that cannot be delivered leaves the statement to the stall bound.
   socket.on('error', () => undefined);
 };
 
@@ -55,7 +58,7 @@ export const holdStatementsTo = (client: pg.Client, { statementMs, stallMarginMs
   socket.on('timeout', () => {
     if (watched.readyForQuery !== false) return;
     const heard = socket.bytesRead;
-    sendCancel(watched);
+    sendCancel(watched, stallMarginMs);
     // Only on this rare path: a timer of its own, which traffic in the meantime makes moot.
     setTimeout(() => {
       if (socket.bytesRead === heard && watched.readyForQuery === false) socket.destroy(new Error(STALLED_MESSAGE));
