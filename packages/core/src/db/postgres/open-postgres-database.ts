@@ -54,12 +54,13 @@ export interface PostgresOptions {
 }
 
 /**
- * Opens each of the pool's connections once and lets them go (the pool closes them once idle), so a
- * budget the database cannot meet is said at the start rather than found by requests: the refusals.
+ * Opens each of the pool's connections once and closes it at once, so a budget the database cannot
+ * meet is said at the start rather than found by requests, without holding slots that instances
+ * starting beside this one need: the refusals.
  */
 const refusedOfPool = async (pool: pg.Pool, size: number): Promise<unknown[]> => {
   const outcomes = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
-  for (const outcome of outcomes) if (outcome.status === 'fulfilled') outcome.value.release();
+  for (const outcome of outcomes) if (outcome.status === 'fulfilled') outcome.value.release(true);
   return outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
 };
 

@@ -4,6 +4,13 @@ import { type StatementDeadline, holdStatementsTo } from './statement-deadline.j
 /** How the reads' connections show in `pg_stat_activity`. */
 export const READS_APPLICATION_NAME = 'petstore-reads';
 
+/**
+ * How long a slot whose connection the server refused waits before it tries again, while its reads
+ * go to the slots that have one: a database out of connections starts a process for every attempt
+ * it refuses, and each read would otherwise make one.
+ */
+const RETRY_REFUSED_MS = 1_000;
+
 export interface PipelinedReadsOptions {
   /** The pool's own settings: address, connect timeout, type parsers. */
   config: pg.ClientConfig;
@@ -35,12 +42,15 @@ export interface PipelinedReads {
  *
  * The connections are opened at once. One that breaks fails the statements it carries (a 503 each,
  * storage-unavailable.ts), and the next read on its slot opens a new one; a connection that cannot
- * be opened fails the reads that waited for it.
+ * be opened fails the reads that waited for it. While a slot has no connection and another has,
+ * its reads go there, and it tries again at most once every RETRY_REFUSED_MS.
  */
 export const openPipelinedReads = ({ config, connections, deadline, onConnectionError }: PipelinedReadsOptions): PipelinedReads => {
   /** Per slot: its connection once open, or the promise of it while it opens. */
   const ready: (pg.Client | undefined)[] = [];
   const opening: (Promise<pg.Client> | undefined)[] = [];
+  /** Per slot: when it may try to open a connection again after one failed to open. */
+  const retryAt: number[] = [];
   const open = new Set<pg.Client>();
   let next = 0;
   let closed = false;
@@ -66,6 +76,7 @@ export const openPipelinedReads = ({ config, connections, deadline, onConnection
       },
       (error: unknown) => {
         forget();
+        retryAt[slot] = Date.now() + RETRY_REFUSED_MS;
         throw error;
       },
     );
@@ -79,7 +90,13 @@ export const openPipelinedReads = ({ config, connections, deadline, onConnection
     const slot = next;
     next = (next + 1) % connections;
     const client = ready[slot];
-    return client ? send(client, args) : (opening[slot] ?? connect(slot)).then((opened) => send(opened, args));
+    if (client) return send(client, args);
+    const elsewhere = ready.find((other) => other !== undefined);
+    if (elsewhere) {
+      if (opening[slot] === undefined && Date.now() >= (retryAt[slot] ?? 0)) connect(slot).catch(() => undefined);
+      return send(elsewhere, args);
+    }
+    return (opening[slot] ?? connect(slot)).then((opened) => send(opened, args));
   }) as pg.Pool['query'];
 
   // Opened now, so that no request waits for one; one that fails is opened again by the next read.
