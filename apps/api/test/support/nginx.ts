@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { acceptsConnections } from '@petstore/core/testing';
 import { spawnCommand } from './processes.js';
 import { freePort } from './redis-server.js';
 
@@ -83,18 +83,6 @@ http {
 }
 `;
 
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
-
 const readOr = (path: string) => {
   try {
     return readFileSync(path, 'utf8');
@@ -129,7 +117,7 @@ export const startNginx = async (upstreams: string[], shipped: string): Promise<
   child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
   const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
+  while (!(await acceptsConnections(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
       rmSync(folder, { recursive: true, force: true });

@@ -1,10 +1,11 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, connect, createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { acceptsConnections } from './accepts-connections.js';
 import { refuseWithout } from './sqlite-only.js';
 
 /** PgBouncer's `pool_mode`: a server connection per client for its whole session, or per transaction. */
@@ -49,18 +50,6 @@ const freePort = async (): Promise<number> => {
   await once(server, 'close');
   return port;
 };
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
 
 /**
  * Debian's PgBouncer in the foreground on a free port on 127.0.0.1, with a configuration written to
@@ -111,7 +100,7 @@ export const startPgBouncer = async ({ server, poolMode, settings = {} }: PgBoun
     }
   };
   const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
+  while (!(await acceptsConnections(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
       const said = log();
