@@ -93,7 +93,7 @@ const load = async (instances, key, run) => {
   for (const { id, instance, status } of results) {
     if (typeof status !== 'number' || status < 500) continue;
     const lines = instance.log().split('\n').filter((line) => line.includes(`"reqId":"${id}"`) && !line.includes('"msg":"request failed","req"') && !line.includes('"res":{'));
-    const said = lines.map((line) => JSON.parse(line)).map((line) => line.cause ? `${line.msg} (${line.cause.code})` : line.err ? `${line.msg}: ${line.err.code ?? ''} ${line.err.message}` : line.msg)[0];
+    const said = lines.map((line) => JSON.parse(line)).map((line) => line.cause ? `${line.msg} (${line.cause.code ?? line.cause.message})` : line.err ? `${line.msg}: ${line.err.code ?? ''} ${line.err.message}` : line.msg)[0];
     const label = `${status} ${said ?? 'no cause logged'}`;
     causes[label] = (causes[label] ?? 0) + 1;
   }
