@@ -80,7 +80,7 @@ export default mergeConfig(
             exclude: ['test/multi-instance*.test.ts', ...LEFT_OUT_OF_SQLITE_ONLY_RUN, '**/node_modules/**'],
           },
         },
-        ...(keptWith('PostgreSQL', 'the postgres project')
+        ...(keptWith('PostgreSQL', 'the postgres, pgbouncer-transaction and pgbouncer-session projects')
           ? [
               {
                 extends: true as const,
