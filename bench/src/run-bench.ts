@@ -111,14 +111,16 @@ try {
   const hono = await started('hono-peer');
   const orpc = await started('orpc-peer');
   const bare = await started('bare-node');
-  // The production shape: PostgreSQL for the data, Redis for the rate limit's counts.
-  const onPostgresAt = (url: string, apiKey: string) =>
+  // The production shape: PostgreSQL for the data, Redis for the rate limit's counts; directly,
+  // each connection a session of its own, as operating.md sets it for a direct address, and
+  // through PgBouncer in transaction mode with the default, which works on any address.
+  const onPostgresAt = (url: string, apiKey: string, service: ServiceSettings = {}) =>
     startTarget('service', {
       database: { url },
       apiKey,
-      service: { redisUrl: benchRedisUrl(), redisKeyPrefix: `bench:${randomBytes(6).toString('hex')}:`, ...UNREACHED_QUOTA },
+      service: { redisUrl: benchRedisUrl(), redisKeyPrefix: `bench:${randomBytes(6).toString('hex')}:`, ...UNREACHED_QUOTA, ...service },
     });
-  const onPostgres = postgres ? await onPostgresAt(postgres.url, postgres.apiKey) : undefined;
+  const onPostgres = postgres ? await onPostgresAt(postgres.url, postgres.apiKey, { databasePoolMode: 'session' }) : undefined;
   const throughPgBouncer = postgresForPgBouncer && pgbouncer ? await onPostgresAt(pgbouncer.through(postgresForPgBouncer.url), postgresForPgBouncer.apiKey) : undefined;
   const barePostgres = postgresForBaseline
     ? await startTarget('bare-pg', { database: { url: postgresForBaseline.url }, apiKey: postgresForBaseline.apiKey })
