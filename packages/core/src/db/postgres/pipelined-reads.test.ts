@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import pg from 'pg';
 import { describe, expect, vi } from 'vitest';
 import type { Pet } from '../../pets/pet.js';
@@ -111,5 +113,40 @@ describe('PostgreSQL reads on pipelined connections', () => {
       Array.from({ length: READ_CONNECTIONS * 3 }, (_, index) => index),
     );
     await reads.close();
+  });
+
+  it('send the reads of a slot whose connection was refused to a slot that has one, without trying it again within the second', async ({ scratchPostgres: { url } }) => {
+    // A proxy to the server that refuses its second connection, as a database out of connections would.
+    const target = new URL(url);
+    let accepted = 0;
+    const proxy = createServer((socket) => {
+      accepted++;
+      if (accepted === 2) {
+        socket.destroy();
+        return;
+      }
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      socket.pipe(upstream).pipe(socket);
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    }).listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const proxied = new URL(url);
+    proxied.port = String((proxy.address() as AddressInfo).port);
+    const reads = openPipelinedReads({
+      config: { connectionString: proxied.href },
+      connections: 2,
+      deadline: { statementMs: 2_000, stallMarginMs: 1_000 },
+      onConnectionError: () => undefined,
+    });
+    try {
+      expect(await reads.opened).toHaveLength(1);
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => reads.query<{ n: number }>('select $1::int as n', [index])));
+      expect(answers.map((answer) => answer.rows[0]?.n)).toEqual(Array.from({ length: 10 }, (_, index) => index));
+      expect(accepted).toBe(2);
+    } finally {
+      await reads.close();
+      proxy.close();
+    }
   });
 });
