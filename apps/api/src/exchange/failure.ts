@@ -19,28 +19,18 @@ export const methodNotAllowed = (method: string | undefined, url: string | undef
   new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${method ?? 'GET'} is not supported on ${pathOf(url)}; use ${allow}.` });
 
 /**
- * What a 503's log line says of its cause, so an operator tells them apart: for the database, why
- * (core's `unavailableCause`: out of connections, timed out, restarting, unreachable, not
- * writable) and the driver's code and message; for a refusal of the service's own (overload, the
- * connection limit, readiness), its cause's message, or its own.
- */
-const unavailableLine = (error: TRPCError) => {
-  const storage = unavailableCause(error.cause);
-  if (storage) return { cause: { code: storage.code, message: storage.message }, msg: `answered 503: database ${storage.why}` };
-  const { code, message } = (error.cause ?? error) as { code?: unknown; message: string };
-  return { cause: { code: typeof code === 'string' ? code : error.code, message }, msg: `answered 503: ${message}` };
-};
-
-/**
  * Any error as the TRPCError it is answered with, whatever the format: an unavailable database is
- * a 503, anything unknown a crash (500). Each of them leaves a line that says why, with the cause's
- * code and message; a 500's cause is logged whole and never sent.
+ * a 503, anything unknown a crash (500). A database's 503 leaves a line that says why (core's
+ * `unavailableCause`: out of connections, timed out, restarting, unreachable, not writable) with
+ * the driver's code and message, since each request meets its own; the service's own refusals
+ * (shedding, the connection limit, readiness) are logged where they are decided, once per change.
+ * A 500's cause is logged whole and never sent.
  */
 export const answeredError = (exchange: Exchange, cause: unknown): TRPCError => {
   const error = toTrpcError(cause);
   if (error.code === 'SERVICE_UNAVAILABLE') {
-    const { cause: why, msg } = unavailableLine(error);
-    logOf(exchange).warn({ cause: why }, msg);
+    const storage = unavailableCause(error.cause);
+    if (storage) logOf(exchange).warn({ cause: { code: storage.code, message: storage.message } }, `answered 503: database ${storage.why}`);
   } else if (error.code === 'INTERNAL_SERVER_ERROR') logOf(exchange).error({ err: error.cause ?? error }, 'request failed');
   return error;
 };

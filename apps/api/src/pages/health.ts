@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { errorReply } from '../exchange/error-reply.js';
-import type { Exchange } from '../exchange/exchange.js';
+import { type Exchange, logOf } from '../exchange/exchange.js';
 import type { Reply } from '../exchange/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 
@@ -35,8 +35,8 @@ export const readyz = async (exchange: Exchange, ready: () => Promise<Readiness>
     const { degraded } = await ready();
     return { kind: 'body', status: 200, headers: [], body: JSON.stringify({ status: 'ok', degraded }) };
   } catch (error) {
-    // The answer's own line (exchange/failure.ts) gives the cause's code and message.
+    logOf(exchange).warn({ err: error }, 'readiness check failed');
     const message = error instanceof NotReadyError ? error.message : 'A store the service depends on is not answering.';
-    return errorReply(exchange, new TRPCError({ code: 'SERVICE_UNAVAILABLE', message, cause: error }));
+    return errorReply(exchange, new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }));
   }
 };
