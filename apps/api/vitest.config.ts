@@ -52,10 +52,27 @@ const EXPRESS_MOUNTED = [
 const LEFT_OUT_OF_SQLITE_ONLY_RUN = leftOutWithout({
   Redis: ['src/admission/quota.test.ts'],
   Chromium: ['test/docs-page.test.ts', 'test/cors.test.ts'],
-  // A multi-instance file, in the PostgreSQL project only; listed so that such a run says it goes without.
+  // Multi-instance files, in the PostgreSQL project only; listed so that such a run says it goes without.
   nginx: ['test/multi-instance-behind-nginx.test.ts', 'test/behind-nginx-client-address.test.ts'],
   HAProxy: ['test/multi-instance-behind-haproxy.test.ts'],
+  PgBouncer: ['test/multi-instance-behind-pgbouncer.test.ts'],
 });
+
+/**
+ * The contract again on PostgreSQL through Debian's PgBouncer, in each pool mode, with what it ships
+ * for everything else (no startup parameter ignored): what a team's pooled address is.
+ */
+const THROUGH_PGBOUNCER = (['transaction', 'session'] as const).map((mode) => ({
+  // As the express project: `extends: true` would add the shared include list to this one.
+  resolve: shared.resolve,
+  ssr: shared.ssr,
+  test: {
+    ...shared.test,
+    name: `pgbouncer-${mode}`,
+    env: { PETSTORE_TEST_ENGINE: 'postgres', PETSTORE_TEST_POOLER: mode },
+    include: EXPRESS_MOUNTED,
+  },
+}));
 
 // The contract suite runs once per engine: on the embedded SQLite default, and on PostgreSQL with
 // Redis for shared state, as several instances run in production.
@@ -89,7 +106,7 @@ export default mergeConfig(
             exclude: ['test/multi-instance*.test.ts', ...LEFT_OUT_OF_SQLITE_ONLY_RUN, '**/node_modules/**'],
           },
         },
-        ...(keptWith('PostgreSQL', 'the postgres project')
+        ...(keptWith('PostgreSQL', 'the postgres, pgbouncer-transaction and pgbouncer-session projects')
           ? [
               {
                 extends: true as const,
@@ -102,6 +119,7 @@ export default mergeConfig(
                   exclude: [...ENGINE_INDEPENDENT, '**/node_modules/**'],
                 },
               },
+              ...(keptWith('PgBouncer', 'the pgbouncer projects') ? THROUGH_PGBOUNCER : []),
             ]
           : []),
         {

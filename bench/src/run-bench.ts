@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_VARIABLES, benchRedisUrl, benchSettings } from './bench-settings.js';
+import { BENCH_VARIABLES, benchPostgresUrl, benchRedisUrl, benchSettings } from './bench-settings.js';
 import { barChart } from './chart.js';
 import { type LoadResult, load, median } from './load.js';
 import { onOneCore } from './one-core.js';
@@ -11,6 +11,7 @@ import { roundOrder } from './round-order.js';
 import { BATCHED, BATCH_SIZE, STREAMED, type Scenario, scenarios } from './scenarios.js';
 import { copyDatabase, seedDatabase } from './seed.js';
 import { seedPostgres } from './seed-postgres.js';
+import { startPgBouncer } from '@petstore/core/testing/pgbouncer';
 import {
   BASELINE,
   BASELINE_POSTGRES,
@@ -24,6 +25,7 @@ import {
   ORPC_PEER,
   REST,
   REST_WITH_METRICS,
+  THROUGH_PGBOUNCER,
   TOGETHER,
   TRPC,
 } from './target-names.js';
@@ -37,6 +39,7 @@ import {
   ratiosToReferences,
   memoryVerdicts,
   streamVerdicts,
+  throughPgBouncerRatios,
   verdicts,
 } from './verdicts.js';
 import { UNREACHED_QUOTA_PER_MINUTE } from './targets/unreached-quota.js';
@@ -72,6 +75,9 @@ export interface Row {
   failures: number;
 }
 
+/** The ways of calling the service the PostgreSQL targets run. */
+const ON_POSTGRES_CALLS = [REST, TRPC, BATCHED];
+
 // A quota the load never reaches: the service pays for counting without refusing anything.
 const UNREACHED_QUOTA: ServiceSettings = { rateLimitPerMinute: String(UNREACHED_QUOTA_PER_MINUTE) };
 
@@ -84,6 +90,9 @@ const folder = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
 // Two databases on the same server, seeded alike: the service's and the bare pg server's.
 const postgres = settings.postgres ? await seedPostgres(SEEDED) : undefined;
 const postgresForBaseline = settings.postgres ? await seedPostgres(SEEDED) : undefined;
+// And a third, reached through PgBouncer in transaction mode, as shipped but for that.
+const postgresForPgBouncer = settings.postgres ? await seedPostgres(SEEDED) : undefined;
+const pgbouncer = settings.postgres ? await startPgBouncer({ server: benchPostgresUrl(), poolMode: 'transaction' }) : undefined;
 try {
   const template = join(folder, 'template.db');
   const { apiKey } = await seedDatabase(template, SEEDED);
@@ -102,14 +111,17 @@ try {
   const hono = await started('hono-peer');
   const orpc = await started('orpc-peer');
   const bare = await started('bare-node');
-  // The production shape: PostgreSQL for the data, Redis for the rate limit's counts.
-  const onPostgres = postgres
-    ? await startTarget('service', {
-        database: { url: postgres.url },
-        apiKey: postgres.apiKey,
-        service: { redisUrl: benchRedisUrl(), redisKeyPrefix: `bench:${randomBytes(6).toString('hex')}:`, ...UNREACHED_QUOTA },
-      })
-    : undefined;
+  // The production shape: PostgreSQL for the data, Redis for the rate limit's counts; directly,
+  // each connection a session of its own, as operating.md sets it for a direct address, and
+  // through PgBouncer in transaction mode with the default, which works on any address.
+  const onPostgresAt = (url: string, apiKey: string, service: ServiceSettings = {}) =>
+    startTarget('service', {
+      database: { url },
+      apiKey,
+      service: { redisUrl: benchRedisUrl(), redisKeyPrefix: `bench:${randomBytes(6).toString('hex')}:`, ...UNREACHED_QUOTA, ...service },
+    });
+  const onPostgres = postgres ? await onPostgresAt(postgres.url, postgres.apiKey, { databasePoolMode: 'session' }) : undefined;
+  const throughPgBouncer = postgresForPgBouncer && pgbouncer ? await onPostgresAt(pgbouncer.through(postgresForPgBouncer.url), postgresForPgBouncer.apiKey) : undefined;
   const barePostgres = postgresForBaseline
     ? await startTarget('bare-pg', { database: { url: postgresForBaseline.url }, apiKey: postgresForBaseline.apiKey })
     : undefined;
@@ -144,7 +156,8 @@ try {
     { name: HONO_PEER, process: hono, apiKey, request: rest, callsPerRequest: 1 },
     { name: ORPC_PEER, process: orpc, apiKey, request: rest, callsPerRequest: 1 },
     { name: BASELINE, process: bare, apiKey, request: rest, callsPerRequest: 1 },
-    ...(onPostgres && postgres ? serviceTargets([REST, TRPC, BATCHED], ON_POSTGRES, onPostgres, postgres.apiKey) : []),
+    ...(onPostgres && postgres ? serviceTargets(ON_POSTGRES_CALLS, ON_POSTGRES, onPostgres, postgres.apiKey) : []),
+    ...(throughPgBouncer && postgresForPgBouncer ? serviceTargets(ON_POSTGRES_CALLS, THROUGH_PGBOUNCER, throughPgBouncer, postgresForPgBouncer.apiKey) : []),
     ...(barePostgres && postgresForBaseline
       ? [{ name: BASELINE_POSTGRES, process: barePostgres, apiKey: postgresForBaseline.apiKey, request: rest, callsPerRequest: 1 }]
       : []),
@@ -245,6 +258,7 @@ try {
     'apps/api': Math.round(service.peakRssMiB()),
     ...(before && { 'apps/api, before': Math.round(before.peakRssMiB()) }),
     ...(onPostgres && { 'apps/api, PostgreSQL': Math.round(onPostgres.peakRssMiB()) }),
+    ...(throughPgBouncer && { 'apps/api, PostgreSQL through PgBouncer': Math.round(throughPgBouncer.peakRssMiB()) }),
     [FASTIFY_PEER]: Math.round(fastify.peakRssMiB()),
     [FASTIFY_FEATURES_PEER]: Math.round(fastifyWithFeatures.peakRssMiB()),
     [EXPRESS_PEER]: Math.round(express.peakRssMiB()),
@@ -268,6 +282,7 @@ try {
     orpc,
     bare,
     ...(onPostgres ? [onPostgres] : []),
+    ...(throughPgBouncer ? [throughPgBouncer] : []),
     ...(barePostgres ? [barePostgres] : []),
   ];
   await Promise.all(servers.map((target) => target.stop()));
@@ -286,14 +301,20 @@ try {
     ...(settings.postgres ? postgresVerdicts(samples) : []),
   ];
   for (const check of checks) console.log(`${check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figures}`);
+  const pgbouncerRatios = settings.postgres ? throughPgBouncerRatios(samples, ON_POSTGRES_CALLS) : [];
+  for (const { scenario, target, throughput, cpuPerCall } of pgbouncerRatios) {
+    console.log(`${target}${THROUGH_PGBOUNCER} ÷ direct, ${scenario}: calls/s ${throughput.toFixed(2)}×, CPU per call ${cpuPerCall.toFixed(2)}×`);
+  }
 
   mkdirSync(RESULTS, { recursive: true });
-  const report = { date: new Date().toISOString(), node: process.version, seeded: SEEDED, settings, peakRssMiB, memory, rows, targets: checks, samples };
+  const report = { date: new Date().toISOString(), node: process.version, seeded: SEEDED, settings, peakRssMiB, memory, rows, targets: checks, pgbouncerRatios, samples };
   writeFileSync(join(RESULTS, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(RESULTS, 'bench.svg'), barChart(rows));
   console.log('Wrote bench/results/bench.json and bench/results/bench.svg');
 } finally {
   rmSync(folder, { recursive: true, force: true });
+  await pgbouncer?.stop();
   await postgres?.drop();
   await postgresForBaseline?.drop();
+  await postgresForPgBouncer?.drop();
 }

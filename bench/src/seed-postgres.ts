@@ -32,7 +32,7 @@ export const seedPostgres = async (count: number, serverUrl: string = benchPostg
   url.pathname = `/${name}`;
   const drop = () => withClient(serverUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`)).then(() => undefined);
   try {
-    const db = await openPostgresDatabase(url.toString(), { poolSize: 1 });
+    const db = await openPostgresDatabase(url.toString(), { connections: { pool: 1, reads: 0 } });
     const { token } = await createApiKeys(db.apiKeys).create('bench');
     await db.close();
     await withClient(url.toString(), async (client) => {

@@ -49,6 +49,12 @@ export const STREAM_MAX_P99_FACTOR = 2;
 
 /** Appended to the service's targets on PostgreSQL (with Redis for the rate limit's counts). */
 export const ON_POSTGRES = ', PostgreSQL';
+/**
+ * Appended to the service's targets on PostgreSQL through Debian's PgBouncer in transaction mode,
+ * as it ships but for that: what a managed PostgreSQL's pooled address is. Not judged: its ratio
+ * to the same target direct is reported.
+ */
+export const THROUGH_PGBOUNCER = ', PostgreSQL through PgBouncer (transaction mode)';
 /** The bare server on PostgreSQL: node:http and pg, the service's statements, one key in memory. */
 export const BASELINE_POSTGRES = 'node:http + pg baseline';
 /** REST on PostgreSQL: at least this share of the bare server's throughput, and at most this many times its CPU per call… */

@@ -11,6 +11,7 @@ import {
   MATCHED_PEERS,
   METRICS_MAX_CPU_FACTOR,
   ON_POSTGRES,
+  THROUGH_PGBOUNCER,
   PEERS,
   POSTGRES_MAX_CPU_FACTOR,
   POSTGRES_MIN_THROUGHPUT,
@@ -208,6 +209,18 @@ export const streamVerdicts = (samples: Samples, rows: readonly RowFigures[]): V
  * The PostgreSQL targets: REST on PostgreSQL against the bare node:http + pg server on the same
  * database server, per scenario: its throughput (median of per-round ratios) and its CPU per call.
  */
+/**
+ * Each way of calling the service through PgBouncer in transaction mode against the same way direct,
+ * per scenario: its calls/s and CPU per call as multiples of direct's (medians of per-round ratios).
+ */
+export const throughPgBouncerRatios = (samples: Samples, names: readonly string[]) =>
+  Object.keys(samples).flatMap((scenario) =>
+    names.map((name) => {
+      const { throughput, cpu } = ratioOf(samples, scenario, `${name}${THROUGH_PGBOUNCER}`, `${name}${ON_POSTGRES}`);
+      return { scenario, target: name, throughput: Number(throughput.toFixed(2)), cpuPerCall: Number((1 / cpu).toFixed(2)) };
+    }),
+  );
+
 export const postgresVerdicts = (samples: Samples): Verdict[] =>
   Object.keys(samples).map((scenario): Verdict => {
     const { throughput, cpu } = ratioOf(samples, scenario, `${REST}${ON_POSTGRES}`, BASELINE_POSTGRES);

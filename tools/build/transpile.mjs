@@ -8,7 +8,7 @@
 // other processes run that dist/.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const SOURCE = 'src';
@@ -16,11 +16,38 @@ const OUT = 'dist';
 /** What dist/ was built from: a digest of every source file's name and content. */
 const STAMP = join(OUT, 'sources.sha256');
 
-/** The files the package runs: src/ less the tests (`*.test.ts`, `*.test-d.ts`) and the test fixtures (src/testing). */
-const sourcesOf = (folder) =>
-  readdirSync(join(folder, SOURCE), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !/\.test(-d)?\.ts$/.test(file) && !file.startsWith('testing/'))
-    .sort();
+/**
+ * The test fixtures a package exports built (an export whose `default` is under dist/testing/, as
+ * core's PgBouncer fixture is for the bench), with the files of src/ they import, followed from
+ * their `./….js` imports.
+ */
+const exportedFixtures = (folder) => {
+  const { exports = {} } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+  const found = new Set();
+  const visit = (file) => {
+    if (found.has(file)) return;
+    found.add(file);
+    for (const [, imported] of readFileSync(join(folder, SOURCE, file), 'utf8').matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
+      visit(posix.normalize(posix.join(posix.dirname(file), `${imported}.ts`)));
+    }
+  };
+  for (const entry of Object.values(exports)) {
+    const built = typeof entry === 'object' && entry !== null ? entry.default : undefined;
+    if (typeof built === 'string' && built.startsWith(`./${OUT}/testing/`)) visit(built.slice(`./${OUT}/`.length).replace(/\.js$/, '.ts'));
+  }
+  return found;
+};
+
+/**
+ * The files the package runs: src/ less the tests (`*.test.ts`, `*.test-d.ts`) and the test fixtures
+ * (src/testing), but for those it exports built.
+ */
+const sourcesOf = (folder) => {
+  const runs = readdirSync(join(folder, SOURCE), { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !/\.test(-d)?\.ts$/.test(file) && !file.startsWith('testing/'),
+  );
+  return [...new Set([...runs, ...exportedFixtures(folder)])].sort();
+};
 
 const digestOf = (folder, files) => {
   const hash = createHash('sha256');

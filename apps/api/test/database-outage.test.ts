@@ -131,7 +131,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('when PostgreSQL cannot be reached', 
         expect(response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
         await expectError(response, 503, 'SERVICE_UNAVAILABLE');
       }
-      // Not before the bound (the server's own statement_timeout could not have answered), and
+      // Not before the bound (the statement's cancel could not have been answered), and
       // not long after it.
       expect(answeredAfterMs).toBeGreaterThanOrEqual(STALL_BOUND_MS - 50);
       expect(answeredAfterMs).toBeLessThan(STALL_BOUND_MS + 1_500);

@@ -12,7 +12,9 @@
 // the mean of several runs with that of as many self-runs (2026-11-28-postgres-side-by-side.md).
 //
 // ENGINE=postgres|sqlite (default postgres); ONLY=<part of a scenario's name>; KIND=REST,tRPC,batch,stream;
-// SLICES (10), SECONDS (3); FIRST=second starts the second build first; SWAP=1 gives each the other copy.
+// SLICES (10), SECONDS (3); FIRST=second starts the second build first; SWAP=1 gives each the other copy;
+// FIRST_SETTINGS, SECOND_SETTINGS: more of each service's settings, as JSON by their names in its
+// configuration (`{"databasePoolMode":"session"}`), to compare one build with itself set otherwise.
 import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -49,11 +51,14 @@ const twoCopies = async () => {
 
 const copies = await twoCopies();
 const [mine, theirs] = process.env.SWAP === '1' ? [copies[1], copies[0]] : copies;
-const start = (checkout, { database, apiKey }) =>
-  startTarget('service', { database, apiKey, service: { rateLimitPerMinute: '999999999', logLevel: 'info' } }, join(checkout, 'apps/api'));
+const settingsOf = (variable) => JSON.parse(process.env[variable] ?? '{}');
+const start = (checkout, { database, apiKey }, settings) =>
+  startTarget('service', { database, apiKey, service: { rateLimitPerMinute: '999999999', logLevel: 'info', ...settings } }, join(checkout, 'apps/api'));
+const startFirst = () => start(self, mine, settingsOf('FIRST_SETTINGS'));
+const startSecond = () => start(other, theirs, settingsOf('SECOND_SETTINGS'));
 const [first, second] = process.env.FIRST === 'second'
-  ? await start(other, theirs).then(async (b) => [await start(self, mine), b])
-  : await start(self, mine).then(async (a) => [a, await start(other, theirs)]);
+  ? await startSecond().then(async (b) => [await startFirst(), b])
+  : await startFirst().then(async (a) => [a, await startSecond()]);
 
 const load = (target, request, apiKey, duration) =>
   new Promise((done, fail) => {

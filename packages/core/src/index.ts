@@ -1,5 +1,6 @@
 export * from './storage/database.js';
-export { STORAGE_RETRY_AFTER_SECONDS, isStorageUnavailable, toTrpcError } from './storage/storage-unavailable.js';
+export { STORAGE_RETRY_AFTER_SECONDS, type UnavailableCause, type UnavailableWhy, isStorageUnavailable, toTrpcError, unavailableCause } from './storage/storage-unavailable.js';
+export * from './storage/connection-budget.js';
 export { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './storage/timeouts.js';
 export * from './db/index.js';
 export * from './error-body.js';

@@ -142,7 +142,8 @@ const table = (keys: ApiKeySummary[]) => {
 
 const run = async (request: Exclude<Request, { command: 'help' }>): Promise<string[]> => {
   const config = readConfig();
-  const db = await openDatabase({ url: config.databaseUrl, sqliteFile: config.databaseFile, poolSize: 1 });
+  // One connection: a command runs one statement at a time.
+  const db = await openDatabase({ url: config.databaseUrl, sqliteFile: config.databaseFile, connections: { pool: 1, reads: 0 }, poolMode: config.databasePoolMode });
   // Audit entries go to stderr as JSON lines, so stdout stays what scripts read.
   const logger = pino({ level: config.logLevel, base: undefined }, pino.destination({ fd: 2, sync: true }));
   const keys = createApiKeys(db.apiKeys, {

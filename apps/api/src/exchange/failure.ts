@@ -1,4 +1,4 @@
-import { toTrpcError } from '@petstore/core';
+import { toTrpcError, unavailableCause } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import { type Exchange, logOf } from './exchange.js';
 
@@ -20,10 +20,17 @@ export const methodNotAllowed = (method: string | undefined, url: string | undef
 
 /**
  * Any error as the TRPCError it is answered with, whatever the format: an unavailable database is
- * a 503, anything unknown a crash (500), whose cause is logged and never sent.
+ * a 503, anything unknown a crash (500). A database's 503 leaves a line that says why (core's
+ * `unavailableCause`: out of connections, timed out, restarting, unreachable, not writable) with
+ * the driver's code and message, since each request meets its own; the service's own refusals
+ * (shedding, the connection limit, readiness) are logged where they are decided, once per change.
+ * A 500's cause is logged whole and never sent.
  */
 export const answeredError = (exchange: Exchange, cause: unknown): TRPCError => {
   const error = toTrpcError(cause);
-  if (error.code === 'INTERNAL_SERVER_ERROR') logOf(exchange).error({ err: error.cause ?? error }, 'request failed');
+  if (error.code === 'SERVICE_UNAVAILABLE') {
+    const storage = unavailableCause(error.cause);
+    if (storage) logOf(exchange).warn({ cause: { code: storage.code, message: storage.message } }, `answered 503: database ${storage.why}`);
+  } else if (error.code === 'INTERNAL_SERVER_ERROR') logOf(exchange).error({ err: error.cause ?? error }, 'request failed');
   return error;
 };

@@ -1,4 +1,4 @@
-import { DEFAULT_DATABASE_TIMEOUTS } from '@petstore/core';
+import { DEFAULT_CONNECTION_BUDGET, DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_MODE, POOL_MODES } from '@petstore/core';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 
@@ -185,7 +185,28 @@ export const SETTINGS = {
     schema: Milliseconds.default(DEFAULT_BOUNDS.databaseStatementTimeoutMs),
     readBy: 'service, keys and backup CLIs',
     description:
-      "the longest a statement may run on PostgreSQL, or wait for SQLite's write lock, then 503",
+      "the longest a statement may run on PostgreSQL (then the service cancels it), or wait for SQLite's write lock; then 503",
+  },
+  databasePoolSize: {
+    variable: 'DATABASE_POOL_SIZE',
+    schema: Count('at least 1').pipe(z.int().min(1, 'must be at least 1')).default(DEFAULT_CONNECTION_BUDGET.pool),
+    readBy: 'service',
+    description:
+      "PostgreSQL connections of each instance's pool: creates, transactions, and the reads when `DATABASE_READ_CONNECTIONS` is `0`. Instances × (this + `DATABASE_READ_CONNECTIONS`) must fit in what the database or its pooler allows (see [Connection budget](#connection-budget))",
+  },
+  databaseReadConnections: {
+    variable: 'DATABASE_READ_CONNECTIONS',
+    schema: Count('0 lets the reads use the pool').default(DEFAULT_CONNECTION_BUDGET.reads),
+    readBy: 'service',
+    description:
+      'PostgreSQL connections of each instance that the reads of animals share, pipelined; `0`: the reads use the pool',
+  },
+  databasePoolMode: {
+    variable: 'DATABASE_POOL_MODE',
+    schema: z.enum(POOL_MODES, { error: `must be ${POOL_MODES.join(' or ')}` }).default(DEFAULT_POOL_MODE),
+    readBy: 'service, keys CLI',
+    description:
+      "how `DATABASE_URL` reaches PostgreSQL. `transaction` works on any address, a pooler in transaction mode included (PgBouncer's, a managed PostgreSQL's pooled address): nothing outlives a transaction. `session`, for a direct address or a pooler in session mode only: the request path's statements are prepared once per connection (see [Connection budget](#connection-budget))",
   },
   publicBaseUrl: {
     variable: 'PUBLIC_BASE_URL',

@@ -1,6 +1,6 @@
-import { type ApiKeys, type Database, type StatementObserver, createApiKeys, openDatabase, startIdempotencyPruning } from '@petstore/core';
+import { type ApiKeys, type BudgetAtStart, type Database, type StatementObserver, createApiKeys, openDatabase, startIdempotencyPruning, unavailableCause } from '@petstore/core';
 import type { Logger } from 'pino';
-import type { Config } from '../settings/config.js';
+import { type Config, variableOf } from '../settings/config.js';
 import { ADDRESS_QUOTA, KEY_QUOTA, type Quota, createQuota } from '../admission/quota.js';
 import { type SharedCounts, connectSharedCounts } from './shared-counts.js';
 
@@ -26,6 +26,23 @@ export interface Stores {
 }
 
 /**
+ * The line a start leaves when PostgreSQL refused some of the connections the instance may open:
+ * what it refused, why in its own words, and the settings that size the budget. The instance
+ * serves with what it has; a request that finds no connection in time gets 503.
+ */
+const logBudgetShort = (logger: Logger, config: Config, { wanted, refused }: BudgetAtStart) => {
+  const [first] = refused;
+  const cause = unavailableCause(first);
+  const budget = `${variableOf('databasePoolSize')} ${String(config.databasePoolSize)} + ${variableOf('databaseReadConnections')} ${String(config.databaseReadConnections)}`;
+  logger.warn(
+    { wanted, refused: refused.length, cause: { code: cause?.code ?? (first as { code?: string } | undefined)?.code, message: cause?.message ?? String(first) } },
+    cause?.why === 'out of connections'
+      ? `PostgreSQL is out of connections: it refused ${String(refused.length)} of the ${String(wanted)} this instance may open (${budget}). Keep instances × ${String(wanted)} within what the database or its pooler allows (docs/operating.md, Connection budget)`
+      : `PostgreSQL refused ${String(refused.length)} of the ${String(wanted)} connections this instance may open (${budget})`,
+  );
+};
+
+/**
  * PostgreSQL when `config.databaseUrl` is set, the SQLite file otherwise; with `config.redisUrl`,
  * rate limits live in Redis so every instance counts together.
  */
@@ -35,6 +52,11 @@ export const openStores = async (config: Config, logger: Logger, onStatement?: S
     url: config.databaseUrl,
     sqliteFile: config.databaseFile,
     timeouts: { connectMs: config.databaseConnectTimeoutMs, statementMs: config.databaseStatementTimeoutMs },
+    connections: { pool: config.databasePoolSize, reads: config.databaseReadConnections },
+    poolMode: config.databasePoolMode,
+    onBudgetShort: (found) => {
+      logBudgetShort(logger, config, found);
+    },
     onConnectionError: (error) => {
       logger.warn({ err: error }, 'an idle database connection broke; a new one will be opened');
     },

@@ -1,13 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_REDIS_URL, createScratchPostgresDatabase, createScratchRedisPrefix } from '@petstore/core/testing';
+import { TEST_POSTGRES_URL, TEST_REDIS_URL, createScratchPostgresDatabase, createScratchRedisPrefix, startPgBouncer } from '@petstore/core/testing';
 
 /**
  * The engine the contract suite runs on: each vitest project sets its own (see vitest.config.ts).
  * On PostgreSQL the service also keeps its shared state in Redis, as several instances would.
  */
 export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.PETSTORE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+/**
+ * On PostgreSQL, the PgBouncer pool mode the service reaches it through, when a project sets one
+ * (vitest.config.ts): each storage gets a PgBouncer of its own, as Debian ships it but for that.
+ */
+const POOLER = process.env.PETSTORE_TEST_POOLER === 'transaction' || process.env.PETSTORE_TEST_POOLER === 'session' ? process.env.PETSTORE_TEST_POOLER : undefined;
 
 export interface TestStorage {
   /** The variables that point a server or a CLI at this storage. */
@@ -21,9 +27,10 @@ export const createTestStorage = async (): Promise<TestStorage> => {
   if (TEST_ENGINE === 'postgres') {
     const scratch = await createScratchPostgresDatabase();
     const redis = createScratchRedisPrefix();
+    const pooler = POOLER && (await startPgBouncer({ server: TEST_POSTGRES_URL, poolMode: POOLER }));
     return {
       env: {
-        DATABASE_URL: scratch.url,
+        DATABASE_URL: pooler ? pooler.through(scratch.url) : scratch.url,
         REDIS_URL: TEST_REDIS_URL,
         REDIS_KEY_PREFIX: redis.prefix,
         // A loaded machine can take more than the default 50 ms to answer; the instance's own count
@@ -32,6 +39,7 @@ export const createTestStorage = async (): Promise<TestStorage> => {
         REDIS_TIMEOUT_MS: '1000',
       },
       dispose: async () => {
+        if (pooler) await pooler.stop();
         await scratch.drop();
         await redis.drop();
       },

@@ -1,19 +1,7 @@
 import { rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { acceptsConnections } from '@petstore/core/testing';
 import { spawnCommand } from './processes.js';
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
 
 export interface ProxyProcess {
   /** Everything it printed so far. */
@@ -33,7 +21,7 @@ export const startProxyProcess = async (binary: string, args: string[], folder: 
   child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
   const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
+  while (!(await acceptsConnections(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
       rmSync(folder, { recursive: true, force: true });

@@ -32,7 +32,7 @@ export const ENGINES: Engine[] = [
     needs: 'PostgreSQL',
     open: async () => {
       const scratch = await createScratchPostgresDatabase();
-      const db = await openPostgresDatabase(scratch.url, { poolSize: 4 });
+      const db = await openPostgresDatabase(scratch.url, { connections: { pool: 4 } });
       return {
         db,
         dispose: async () => {

@@ -4,3 +4,5 @@ export { type ExternalNeed, isSqliteOnlyRun, keptWith, leftOutWithout, refuseWit
 export { ENGINES, type Engine, type OpenedDatabase } from './engines.js';
 export { it, test, testOn } from './fixtures.js';
 export { seedSqliteStore } from './seed-sqlite-store.js';
+export { type PgBouncerPoolMode, type RunningPgBouncer, startPgBouncer } from './pgbouncer.js';
+export { acceptsConnections } from './accepts-connections.js';

@@ -1,13 +1,13 @@
 /**
  * A SQLite-only run (`npx pnpm test:sqlite`) runs every test that needs neither PostgreSQL, Redis,
- * Chromium, nginx nor HAProxy, and must pass on a machine that has none of them. This variable says a run is one;
+ * Chromium, nginx, HAProxy nor PgBouncer, and must pass on a machine that has none of them. This variable says a run is one;
  * it is read here and nowhere else. The vitest configs import this file by its path: they load
  * before the `petstore-source` condition that names it as a package export applies.
  */
 const SQLITE_ONLY = process.env.PETSTORE_TEST_SQLITE_ONLY === '1';
 
 /** What some tests need beyond the embedded SQLite every run has. */
-export type ExternalNeed = 'PostgreSQL' | 'Redis' | 'Chromium' | 'nginx' | 'HAProxy';
+export type ExternalNeed = 'PostgreSQL' | 'Redis' | 'Chromium' | 'nginx' | 'HAProxy' | 'PgBouncer';
 
 const goneWithout = (need: ExternalNeed) => `needs ${need}, which a SQLite-only run goes without`;
 

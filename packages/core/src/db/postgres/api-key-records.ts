@@ -11,9 +11,11 @@ export const apiKeyQueries = (db: NodePgDatabase<typeof schema>) => ({
   findByPublicId: db.select().from(apiKeys).where(eq(apiKeys.publicId, sql.placeholder('publicId'))),
 });
 
-export const createPostgresApiKeyRecords = (db: PostgresDrizzle): ApiKeyRecords => {
-  // Looked up on every authenticated request, so a named statement.
-  const findByPublicId = apiKeyQueries(db).findByPublicId.prepare('api_keys_find_by_public_id');
+/** `named`: the key's lookup is prepared once per connection (`session` mode only, connection-budget.ts). */
+export const createPostgresApiKeyRecords = (db: PostgresDrizzle, named: boolean): ApiKeyRecords => {
+  // Looked up when an instance first sees a key and once its hold is over; pg's unnamed statement
+  // is the empty name.
+  const findByPublicId = apiKeyQueries(db).findByPublicId.prepare(named ? 'api_keys_find_by_public_id' : '');
   /** Writes `values` on the key while `column` is still null, in one statement; false when it was not. */
   const setWhileUnset = async (id: number, column: PgColumn, values: Partial<typeof apiKeys.$inferInsert>) =>
     (await db.update(apiKeys).set(values).where(and(eq(apiKeys.id, id), isNull(column))).returning({ id: apiKeys.id })).length > 0;

@@ -16,12 +16,14 @@ const dialect = new PgDialect();
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 /**
- * A statement on the request path, from SQL Drizzle writes from the schema: prepared by `name` once
- * per connection, its values bound by placeholder name, each row made once, by pg, with the names
- * the statement gives its columns (ids as numbers: the pool's `INT8_AS_NUMBER`). Drizzle's own prepared queries wrap every run in tracing spans
- * and map each row again through its generic mapper (docs/decisions has the profile).
+ * A statement on the request path, from SQL Drizzle writes from the schema: its values bound by
+ * placeholder name, each row made once, by pg, with the names the statement gives its columns (ids
+ * as numbers: the pool's `INT8_AS_NUMBER`). Drizzle's own prepared queries wrap every run in
+ * tracing spans and map each row again through its generic mapper (docs/decisions has the profile).
+ * With a `name` (`session` mode only, connection-budget.ts) it is prepared once per connection;
+ * without, each run is parsed and planned again, and nothing of it outlives its transaction.
  */
-export const namedStatement = <Row extends object = Record<string, unknown>>(name: string, query: SQL | { getSQL(): SQL }) => {
+export const statement = <Row extends object = Record<string, unknown>>(name: string | undefined, query: SQL | { getSQL(): SQL }) => {
   const { sql: text, params } = dialect.sqlToQuery('getSQL' in query ? query.getSQL() : query);
   const valueOf = params.map((param) =>
     param instanceof Placeholder ? (values: Record<string, unknown>) => values[param.name as string] : () => param,
@@ -59,9 +61,7 @@ const INSERT_BATCH = sql`with lock as materialized (select pg_advisory_xact_lock
       with ordinality as t(name, category_id, status, position)
     order by t.position
     returning ${PET_COLUMNS}`;
-const insertBatch = namedStatement<Pet>('pets_insert_batch', INSERT_BATCH);
-
-const lockInserts = namedStatement('pets_insert_lock', sql`select pg_advisory_xact_lock(${INSERT_LOCK})`);
+const LOCK_INSERTS = sql`select pg_advisory_xact_lock(${INSERT_LOCK})`;
 
 type RecordRow = Pet & { apiKeyId: number; key: string; fingerprint: string; createdAt: Date };
 
@@ -71,20 +71,27 @@ const FIND_RECORDS = sql`select ${idempotencyKeys.apiKeyId} as "apiKeyId", ${ide
     from ${idempotencyKeys} inner join ${pets} on ${pets.id} = ${idempotencyKeys.petId}
     where (${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in
       (select * from unnest(${sql.placeholder('apiKeyIds')}::bigint[], ${sql.placeholder('keys')}::text[]))`;
-const findRecords = namedStatement<RecordRow>('idempotency_keys_find_batch', FIND_RECORDS);
-
 /** A key's record is (over)written in the transaction that inserts its animal: both exist or neither. */
-const writeRecords = namedStatement(
-  'idempotency_keys_write_batch',
-  sql`insert into ${idempotencyKeys}
+const WRITE_RECORDS = sql`insert into ${idempotencyKeys}
       (${name(idempotencyKeys.apiKeyId)}, ${name(idempotencyKeys.key)}, ${name(idempotencyKeys.fingerprint)}, ${name(idempotencyKeys.petId)}, ${name(idempotencyKeys.createdAt)})
     select * from unnest(${sql.placeholder('apiKeyIds')}::bigint[], ${sql.placeholder('keys')}::text[], ${sql.placeholder('fingerprints')}::text[],
       ${sql.placeholder('petIds')}::bigint[], ${sql.placeholder('createdAts')}::timestamptz[])
     on conflict (${name(idempotencyKeys.apiKeyId)}, ${name(idempotencyKeys.key)}) do update
     set ${name(idempotencyKeys.fingerprint)} = excluded.${name(idempotencyKeys.fingerprint)},
       ${name(idempotencyKeys.petId)} = excluded.${name(idempotencyKeys.petId)},
-      ${name(idempotencyKeys.createdAt)} = excluded.${name(idempotencyKeys.createdAt)}`,
-);
+      ${name(idempotencyKeys.createdAt)} = excluded.${name(idempotencyKeys.createdAt)}`;
+
+/** The statements of a create, each named when `named` (connection-budget.ts's `session` mode). */
+const createStatements = (named: boolean) => {
+  const nameOf = (name: string) => (named ? name : undefined);
+  return {
+    insertBatch: statement<Pet>(nameOf('pets_insert_batch'), INSERT_BATCH),
+    lockInserts: statement(nameOf('pets_insert_lock'), LOCK_INSERTS),
+    findRecords: statement<RecordRow>(nameOf('idempotency_keys_find_batch'), FIND_RECORDS),
+    writeRecords: statement(nameOf('idempotency_keys_write_batch'), WRITE_RECORDS),
+  };
+};
+type CreateStatements = ReturnType<typeof createStatements>;
 
 interface Create {
   pet: NewPet;
@@ -92,7 +99,7 @@ interface Create {
   once?: IdempotentCreate | undefined;
 }
 
-const insertAll = async (on: pg.Pool | pg.PoolClient, creates: NewPet[]): Promise<Pet[]> => {
+const insertAll = async ({ insertBatch }: CreateStatements, on: pg.Pool | pg.PoolClient, creates: NewPet[]): Promise<Pet[]> => {
   const rows = await insertBatch(on, {
     names: creates.map((pet) => pet.name),
     categoryIds: creates.map((pet) => pet.categoryId),
@@ -126,7 +133,8 @@ const plan = (creates: Create[], found: Map<string, FoundIdempotencyRecord>): Pl
 };
 
 /** A batch with keys: one transaction, under the lock, that reads their records and writes the new ones. */
-const writeKeyedBatch = async (pool: pg.Pool, creates: Create[]): Promise<IdempotentOutcome[]> => {
+const writeKeyedBatch = async (statements: CreateStatements, pool: pg.Pool, creates: Create[]): Promise<IdempotentOutcome[]> => {
+  const { lockInserts, findRecords, writeRecords } = statements;
   const client = await pool.connect();
   let broken: unknown;
   try {
@@ -139,7 +147,7 @@ const writeKeyedBatch = async (pool: pg.Pool, creates: Create[]): Promise<Idempo
     );
     const plans = plan(creates, found);
     const inserting = creates.filter((_, index) => 'insert' in (plans[index] ?? {}));
-    const inserted = inserting.length === 0 ? [] : await insertAll(client, inserting.map(({ pet }) => pet));
+    const inserted = inserting.length === 0 ? [] : await insertAll(statements, client, inserting.map(({ pet }) => pet));
     const petOfCreate = new Map(inserting.map((create, position) => [create, inserted[position] as Pet]));
     const recorded = inserting.flatMap(({ once }, position) => (once ? [{ once, pet: inserted[position] as Pet }] : []));
     if (recorded.length > 0) {
@@ -179,19 +187,24 @@ export const petQueries = (db: NodePgDatabase<typeof schema>) => ({
   findRecords: FIND_RECORDS,
 });
 
-/** `reads`: where the request path's reads go (the pipelined reads); everything else uses the pool. */
-export const createPostgresPetRecords = (db: PostgresDrizzle, reads: Queryable): PetRecords => {
+/**
+ * `reads`: where the request path's reads go (the pipelined reads, or the pool); everything else
+ * uses the pool. `named`: each connection prepares the statements once (`session` mode only).
+ */
+export const createPostgresPetRecords = (db: PostgresDrizzle, reads: Queryable, named: boolean): PetRecords => {
   const pool = db.$client;
   const queries = petQueries(db);
-  // Named statements: each connection plans them once.
-  const page = namedStatement<Pet>('pets_page', queries.page);
-  const pageWithStatus = namedStatement<Pet>('pets_page_with_status', queries.pageWithStatus);
-  const findById = namedStatement<Pet>('pets_find_by_id', queries.findById);
-  const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare('idempotency_keys_delete_expired');
+  const nameOf = (name: string) => (named ? name : undefined);
+  const page = statement<Pet>(nameOf('pets_page'), queries.page);
+  const pageWithStatus = statement<Pet>(nameOf('pets_page_with_status'), queries.pageWithStatus);
+  const findById = statement<Pet>(nameOf('pets_find_by_id'), queries.findById);
+  // Once a minute, in the background: never named (pg's unnamed statement is the empty name).
+  const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare('');
+  const statements = createStatements(named);
   const create = groupCommit(async (creates: Create[]): Promise<IdempotentOutcome[]> =>
     creates.some(({ once }) => once !== undefined)
-      ? writeKeyedBatch(pool, creates)
-      : (await insertAll(pool, creates.map(({ pet }) => pet))).map((pet) => ({ outcome: 'created', pet })),
+      ? writeKeyedBatch(statements, pool, creates)
+      : (await insertAll(statements, pool, creates.map(({ pet }) => pet))).map((pet) => ({ outcome: 'created', pet })),
   );
 
   return {

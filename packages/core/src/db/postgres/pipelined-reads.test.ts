@@ -1,10 +1,15 @@
+import { once } from 'node:events';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import pg from 'pg';
 import { describe, expect, vi } from 'vitest';
 import type { Pet } from '../../pets/pet.js';
 import { it } from '../../testing/fixtures.js';
 import { isStorageUnavailable } from '../../storage/storage-unavailable.js';
 import { openPostgresDatabase } from './open-postgres-database.js';
-import { READS_APPLICATION_NAME, READ_CONNECTIONS, openPipelinedReads } from './pipelined-reads.js';
+import { DEFAULT_CONNECTION_BUDGET } from '../../storage/connection-budget.js';
+import { READS_APPLICATION_NAME, openPipelinedReads } from './pipelined-reads.js';
+
+const READ_CONNECTIONS = DEFAULT_CONNECTION_BUDGET.reads;
 
 /** Connections to `url`'s database the reads hold now, as PostgreSQL sees them. */
 const readConnections = async (url: string) => {
@@ -27,7 +32,7 @@ const terminate = async (url: string, pids: number[]) => {
 
 describe('PostgreSQL reads on pipelined connections', () => {
   it('answer many reads at once, each with its own rows, on no more than their own connections', async ({ scratchPostgres: { url } }) => {
-    const db = await openPostgresDatabase(url, { poolSize: 2 });
+    const db = await openPostgresDatabase(url, { connections: { pool: 2 } });
     const created: Pet[] = [];
     for (let index = 0; index < 40; index++) created.push(await db.pets.insert({ name: `pet ${String(index)}`, categoryId: index, status: 'available' }));
     // 200 reads in one turn: more than the pool could lend connections to, all in flight together.
@@ -52,7 +57,7 @@ describe('PostgreSQL reads on pipelined connections', () => {
   });
 
   it('fail the reads a broken connection carried as unavailable, and open a new one for the next', async ({ scratchPostgres: { url } }) => {
-    const db = await openPostgresDatabase(url, { poolSize: 2 });
+    const db = await openPostgresDatabase(url, { connections: { pool: 2 } });
     const rex = await db.pets.insert({ name: 'Rex', categoryId: 1, status: 'sold' });
     await Promise.all(Array.from({ length: READ_CONNECTIONS }, async () => db.pets.findById(rex.id)));
     const before = await readConnections(url);
@@ -77,17 +82,28 @@ describe('PostgreSQL reads on pipelined connections', () => {
   it('fail a read as unavailable when no connection can be opened', async ({ scratchPostgres: { url } }) => {
     const unreachable = new URL(url);
     unreachable.port = '1';
-    const reads = openPipelinedReads({ config: { connectionString: unreachable.href, connectionTimeoutMillis: 1_000 }, silentMs: 2_000, onConnectionError: () => undefined });
+    const reads = openPipelinedReads({
+      config: { connectionString: unreachable.href, connectionTimeoutMillis: 1_000 },
+      connections: READ_CONNECTIONS,
+      deadline: { statementMs: 2_000, stallMarginMs: 1_000 },
+      onConnectionError: () => undefined,
+    });
     const refused = await reads.query('select 1').then(() => undefined, (error: unknown) => error);
     expect(isStorageUnavailable(refused)).toBe(true);
     await reads.close();
   });
 
   it('keep a failing statement to itself: the reads behind it on the same connection are answered', async ({ scratchPostgres: { url } }) => {
-    const reads = openPipelinedReads({ config: { connectionString: url, statement_timeout: 200 }, silentMs: 2_000, onConnectionError: () => undefined });
+    // The slow statement is cancelled by the deadline, from the client's side.
+    const reads = openPipelinedReads({
+      config: { connectionString: url },
+      connections: READ_CONNECTIONS,
+      deadline: { statementMs: 200, stallMarginMs: 1_000 },
+      onConnectionError: () => undefined,
+    });
     // Every READ_CONNECTIONS-th statement shares a connection: the slow one's neighbours follow it there.
     const outcomes = await Promise.allSettled([
-      reads.query('select pg_sleep(1)'),
+      reads.query('select pg_sleep(3)'),
       ...Array.from({ length: READ_CONNECTIONS * 3 }, (_, index) => reads.query('select $1::int as n', [index])),
     ]);
     const [slow, ...rest] = outcomes;
@@ -97,5 +113,40 @@ describe('PostgreSQL reads on pipelined connections', () => {
       Array.from({ length: READ_CONNECTIONS * 3 }, (_, index) => index),
     );
     await reads.close();
+  });
+
+  it('send the reads of a slot whose connection was refused to a slot that has one, without trying it again within the second', async ({ scratchPostgres: { url } }) => {
+    // A proxy to the server that refuses its second connection, as a database out of connections would.
+    const target = new URL(url);
+    let accepted = 0;
+    const proxy = createServer((socket) => {
+      accepted++;
+      if (accepted === 2) {
+        socket.destroy();
+        return;
+      }
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      socket.pipe(upstream).pipe(socket);
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    }).listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const proxied = new URL(url);
+    proxied.port = String((proxy.address() as AddressInfo).port);
+    const reads = openPipelinedReads({
+      config: { connectionString: proxied.href },
+      connections: 2,
+      deadline: { statementMs: 2_000, stallMarginMs: 1_000 },
+      onConnectionError: () => undefined,
+    });
+    try {
+      expect(await reads.opened).toHaveLength(1);
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => reads.query<{ n: number }>('select $1::int as n', [index])));
+      expect(answers.map((answer) => answer.rows[0]?.n)).toEqual(Array.from({ length: 10 }, (_, index) => index));
+      expect(accepted).toBe(2);
+    } finally {
+      await reads.close();
+      proxy.close();
+    }
   });
 });

@@ -1,21 +1,23 @@
 import pg from 'pg';
-import { endWhenStalled } from './stalled-connections.js';
-
-/**
- * Connections each instance keeps for reads besides its pool. Two let PostgreSQL run two reads at
- * once (on two cores) while each connection carries many; one more would cost the service CPU per
- * read for no gain on the machines measured (docs/decisions).
- */
-export const READ_CONNECTIONS = 2;
+import { type StatementDeadline, holdStatementsTo } from './statement-deadline.js';
 
 /** How the reads' connections show in `pg_stat_activity`. */
 export const READS_APPLICATION_NAME = 'petstore-reads';
 
+/**
+ * How long a slot whose connection the server refused waits before it tries again, while its reads
+ * go to the slots that have one: a database out of connections starts a process for every attempt
+ * it refuses, and each read would otherwise make one.
+ */
+const RETRY_REFUSED_MS = 1_000;
+
 export interface PipelinedReadsOptions {
-  /** The pool's own settings: address, timeouts, type parsers. */
+  /** The pool's own settings: address, connect timeout, type parsers. */
   config: pg.ClientConfig;
-  /** How long a connection with a statement in flight may stay silent before it is ended. */
-  silentMs: number;
+  /** How many connections the reads share. */
+  connections: number;
+  /** How long a statement may run, and then how long its cancel may take before the connection is ended. */
+  deadline: StatementDeadline;
   /** Told when a connection breaks; the next read opens a new one. */
   onConnectionError: (error: Error) => void;
 }
@@ -23,6 +25,8 @@ export interface PipelinedReadsOptions {
 export interface PipelinedReads {
   /** Sends one statement on one of the connections, behind whatever that connection already carries. */
   query: pg.Pool['query'];
+  /** Settles once each connection opened at the start has opened or failed to: the failures, if any. */
+  opened: Promise<unknown[]>;
   close(): Promise<void>;
 }
 
@@ -32,16 +36,21 @@ export interface PipelinedReads {
  * on the same connection to be answered, and answers that arrive together are read together. A
  * pool lends a connection to one statement at a time, so under load most reads wait in its queue
  * and each costs its own write, read and wake-up (docs/decisions has the figures). Writes and
- * transactions stay on the pool: a transaction cannot share its connection.
+ * transactions stay on the pool: a transaction cannot share its connection. Each statement is its
+ * own transaction, ended by its Sync, so a pooler in transaction mode may run each on another
+ * server connection and still answers them in order (PgBouncer 1.18, tested).
  *
  * The connections are opened at once. One that breaks fails the statements it carries (a 503 each,
  * storage-unavailable.ts), and the next read on its slot opens a new one; a connection that cannot
- * be opened fails the reads that waited for it.
+ * be opened fails the reads that waited for it. While a slot has no connection and another has,
+ * its reads go there, and it tries again at most once every RETRY_REFUSED_MS.
  */
-export const openPipelinedReads = ({ config, silentMs, onConnectionError }: PipelinedReadsOptions): PipelinedReads => {
+export const openPipelinedReads = ({ config, connections, deadline, onConnectionError }: PipelinedReadsOptions): PipelinedReads => {
   /** Per slot: its connection once open, or the promise of it while it opens. */
   const ready: (pg.Client | undefined)[] = [];
   const opening: (Promise<pg.Client> | undefined)[] = [];
+  /** Per slot: when it may try to open a connection again after one failed to open. */
+  const retryAt: number[] = [];
   const open = new Set<pg.Client>();
   let next = 0;
   let closed = false;
@@ -61,12 +70,13 @@ export const openPipelinedReads = ({ config, silentMs, onConnectionError }: Pipe
     open.add(client);
     const connecting = client.connect().then(
       () => {
-        endWhenStalled(client, silentMs);
+        holdStatementsTo(client, deadline);
         if (opening[slot] === connecting) ready[slot] = client;
         return client;
       },
       (error: unknown) => {
         forget();
+        retryAt[slot] = Date.now() + RETRY_REFUSED_MS;
         throw error;
       },
     );
@@ -78,16 +88,25 @@ export const openPipelinedReads = ({ config, silentMs, onConnectionError }: Pipe
   const query = ((...args: unknown[]) => {
     if (closed) return Promise.reject(new Error('Client was closed and is not queryable'));
     const slot = next;
-    next = (next + 1) % READ_CONNECTIONS;
+    next = (next + 1) % connections;
     const client = ready[slot];
-    return client ? send(client, args) : (opening[slot] ?? connect(slot)).then((opened) => send(opened, args));
+    if (client) return send(client, args);
+    const elsewhere = ready.find((other) => other !== undefined);
+    if (elsewhere) {
+      if (opening[slot] === undefined && Date.now() >= (retryAt[slot] ?? 0)) connect(slot).catch(() => undefined);
+      return send(elsewhere, args);
+    }
+    return (opening[slot] ?? connect(slot)).then((opened) => send(opened, args));
   }) as pg.Pool['query'];
 
   // Opened now, so that no request waits for one; one that fails is opened again by the next read.
-  for (let slot = 0; slot < READ_CONNECTIONS; slot++) connect(slot).catch(() => undefined);
+  const opened = Promise.all(
+    Array.from({ length: connections }, (_, slot) => connect(slot).then(() => undefined, (error: unknown) => error)),
+  ).then((outcomes) => outcomes.filter((outcome) => outcome !== undefined));
 
   return {
     query,
+    opened,
     close: async () => {
       closed = true;
       await Promise.allSettled([...open].map((client) => client.end()));

@@ -5,22 +5,55 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { describe, expect } from 'vitest';
 import { it } from '../../testing/fixtures.js';
+import { startPgBouncer } from '../../testing/pgbouncer.js';
+import { TEST_POSTGRES_URL, createScratchPostgresDatabase } from '../../testing/scratch-postgres.js';
 import { apiKeyQueries } from './api-key-records.js';
 import { openPostgresDatabase } from './open-postgres-database.js';
 import { petQueries } from './pet-records.js';
 import * as schema from './schema.js';
 
+/** Each committed migration, as drizzle-kit's journal lists them. */
+const journal = JSON.parse(readFileSync(new URL('../../../drizzle/postgres/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+
 describe('PostgreSQL migrations', () => {
   it('run exactly once when several instances start at the same moment', async ({ scratchPostgres: { url } }) => {
-    const instances = await Promise.all(Array.from({ length: 5 }, () => openPostgresDatabase(url, { poolSize: 2 })));
+    const instances = await Promise.all(Array.from({ length: 5 }, () => openPostgresDatabase(url, { connections: { pool: 2 } })));
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const applied = await client.query('select count(*)::int as count from drizzle.__drizzle_migrations');
     await client.end();
     // Each committed migration once, however many instances raced to apply it.
-    const journal = JSON.parse(readFileSync(new URL('../../../drizzle/postgres/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
     expect(applied.rows[0]).toEqual({ count: journal.entries.length });
     for (const instance of instances) await instance.close();
+  });
+
+  it('run exactly once through PgBouncer in transaction mode, where each transaction may find another server connection', async () => {
+    // Two server connections for eight instances: their statements take turns on the same two. A
+    // lock held by a session would be taken on one and given back on another, or by another
+    // instance's statement; it shows in some starts, not all, hence several.
+    const pooler = await startPgBouncer({ server: TEST_POSTGRES_URL, poolMode: 'transaction', settings: { default_pool_size: '2' } });
+    try {
+      for (let round = 0; round < 4; round++) {
+        const scratch = await createScratchPostgresDatabase();
+        const instances = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            openPostgresDatabase(pooler.through(scratch.url), { connections: { pool: 1, reads: 0 }, timeouts: { connectMs: 10_000, statementMs: 10_000 } }),
+          ),
+        );
+        const client = new pg.Client({ connectionString: scratch.url });
+        await client.connect();
+        const applied = await client.query('select count(*)::int as count from drizzle.__drizzle_migrations');
+        // No lock outlives the start on a server connection the pooler keeps.
+        const locks = await client.query("select count(*)::int as count from pg_locks where locktype = 'advisory'");
+        await client.end();
+        for (const instance of instances) await instance.close();
+        await scratch.drop();
+        expect(applied.rows[0]).toEqual({ count: journal.entries.length });
+        expect(locks.rows[0]).toEqual({ count: 0 });
+      }
+    } finally {
+      await pooler.stop();
+    }
   });
 });
 

@@ -47,7 +47,7 @@ const STORES = [
   {
     name: 'PostgreSQL',
     test: test.extend('store', ({ scratchPostgres: { url } }): Store => ({
-      location: { url, sqliteFile: '', poolSize: 2 },
+      location: { url, sqliteFile: '', connections: { pool: 2 } },
       keys: async () => {
         const client = new pg.Client({ connectionString: url });
         await client.connect();
