@@ -25,15 +25,24 @@ const ENGINE_INDEPENDENT = [
   'test/layers.test.ts',
   'test/early-refusal.test.ts',
   'test/hostile-clients.test.ts',
-  'test/hostile-unread-answers.test.ts',
-  'test/hostile-connections.test.ts',
   'test/front-door-own-answers.test.ts',
   'test/largest-answer.test.ts',
-  'test/busy-host.test.ts',
   'test/behind-nginx-client-address.test.ts',
   'test/bounds-documented.test.ts',
   // Its reference is tRPC's adapter on a SQLite file of its own, whatever the project's engine.
   'test/trpc-wire.test.ts',
+];
+
+/**
+ * Files that load the machine to prove a bound (thousands of connections, open-loop load,
+ * neighbours spinning on both cores, answers of megabytes): they run after every other file, one
+ * at a time, so that none of them is the load another file's timings meet, nor another's theirs.
+ */
+const LOADING = [
+  'test/hostile-unread-answers.test.ts',
+  'test/hostile-connections.test.ts',
+  'test/busy-host.test.ts',
+  'test/overload.test.ts',
 ];
 
 /** The contract tests of `/v1` and `/trpc`, which need nothing of the app around them. */
@@ -103,7 +112,22 @@ export default mergeConfig(
           test: {
             name: 'sqlite',
             env: { PETSTORE_TEST_ENGINE: 'sqlite' },
-            exclude: ['test/multi-instance*.test.ts', ...LEFT_OUT_OF_SQLITE_ONLY_RUN, '**/node_modules/**'],
+            exclude: ['test/multi-instance*.test.ts', ...LOADING, ...LEFT_OUT_OF_SQLITE_ONLY_RUN, '**/node_modules/**'],
+          },
+        },
+        {
+          // Not `extends: true`, which would add the shared include list to this one.
+          resolve: shared.resolve,
+          ssr: shared.ssr,
+          test: {
+            ...shared.test,
+            isolate: ISOLATED,
+            testTimeout: 180_000,
+            name: 'load',
+            env: { PETSTORE_TEST_ENGINE: 'sqlite' },
+            include: LOADING,
+            maxWorkers: 1,
+            sequence: { groupOrder: 1 },
           },
         },
         ...(keptWith('PostgreSQL', 'the postgres, pgbouncer-transaction and pgbouncer-session projects')
@@ -116,7 +140,7 @@ export default mergeConfig(
                   // One file at a time: the files share PostgreSQL's connections (100 by default),
                   // and one multi-instance file holds half of them.
                   maxWorkers: 1,
-                  exclude: [...ENGINE_INDEPENDENT, '**/node_modules/**'],
+                  exclude: [...ENGINE_INDEPENDENT, ...LOADING, '**/node_modules/**'],
                 },
               },
               ...(keptWith('PgBouncer', 'the pgbouncer projects') ? THROUGH_PGBOUNCER : []),

@@ -49,6 +49,13 @@ describe('a service its host does not run for a while', () => {
   }, 30_000);
 });
 
+/**
+ * How many times its capacity the load offers: the load runs in this test's process on the same
+ * cores, so what it achieves falls short of what it asks on a busy machine; asked thrice, it still
+ * brings twice.
+ */
+const OVERLOAD_FACTOR = 3;
+
 describe('more work than the service can do', () => {
   // What an admitted request waits is bounded in the service's own work (twice the target ahead of
   // it); in time, a host that runs the service late stretches it, by design, and this machine runs
@@ -66,10 +73,10 @@ describe('more work than the service can do', () => {
       const shape = { url: service.url, request, connections: 1_000, maxOutstanding: 1 };
       // What it answers with every answer awaited: its capacity, on this machine, now.
       const capacity = await runLoad({ ...shape, seconds: 2, connections: 16 });
-      const overload = await runLoad({ ...shape, seconds: 4 }, 2 * capacity.perSecond);
+      const overload = await runLoad({ ...shape, seconds: 4 }, OVERLOAD_FACTOR * capacity.perSecond);
       const admitted = overload.percentileMs(200, 0.99);
       console.log(
-        `capacity ${Math.round(capacity.perSecond)}/s (p99 ${Math.round(capacity.percentileMs(200, 0.99))} ms); at twice it: ${overload.sent} sent, ${JSON.stringify(overload.statuses)}, ${overload.unanswered} unanswered, admitted p50 ${Math.round(overload.percentileMs(200, 0.5))} and p99 ${Math.round(admitted)} ms, shed p99 ${Math.round(overload.percentileMs(503, 0.99))} ms`,
+        `capacity ${Math.round(capacity.perSecond)}/s (p99 ${Math.round(capacity.percentileMs(200, 0.99))} ms); at thrice it asked: ${overload.sent} sent (${Math.round(overload.sent / 4 / capacity.perSecond * 10) / 10}×), ${JSON.stringify(overload.statuses)}, ${overload.unanswered} unanswered, admitted p50 ${Math.round(overload.percentileMs(200, 0.5))} and p99 ${Math.round(admitted)} ms, shed p99 ${Math.round(overload.percentileMs(503, 0.99))} ms`,
       );
       expect(capacity.statuses).toEqual({ 200: capacity.sent - capacity.unanswered });
       expect(overload.unanswered).toBe(0);
