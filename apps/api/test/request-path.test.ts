@@ -20,9 +20,16 @@ const SERVICE_SOURCE = /\/(apps\/api|packages\/core)\/src\/(?!testing\/).*\.ts/;
 // holds a request up for seconds as no load does, so the request counted is made the common one
 // by settings: the key held for the whole test, the quota counted in the process (with Redis, what
 // an instance knows of a shared count goes stale in that time, and every request would ask Redis,
-// which one far from its limit does not), and no load shedding.
+// which one far from its limit does not), no load shedding, and PostgreSQL's statement deadline
+// (an idle timer on each database connection) longer than the breakpoints make a request last.
 it.override({
-  serverEnv: { RATE_LIMIT_PER_MINUTE: '600', OVERLOAD_DELAY_MS: '0', API_KEY_CACHE_MS: '600000', REDIS_URL: '' },
+  serverEnv: {
+    RATE_LIMIT_PER_MINUTE: '600',
+    OVERLOAD_DELAY_MS: '0',
+    API_KEY_CACHE_MS: '600000',
+    DATABASE_STATEMENT_TIMEOUT_MS: '600000',
+    REDIS_URL: '',
+  },
   serverLogger: pino({ level: 'info' }, { write: () => true }),
 });
 
