@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from './pets/list/cursor.js';
 import { operations } from './router.js';
-import type { Operation } from './trpc.js';
+import type { Operation } from './operation/operation.js';
 
 // The transports validate with each operation's compiled parser, tRPC's own path and the OpenAPI
 // document with the schema. These runs hold the two to the same answers over generated input:

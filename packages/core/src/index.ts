@@ -3,7 +3,8 @@ export { STORAGE_RETRY_AFTER_SECONDS, type UnavailableCause, type UnavailableWhy
 export * from './storage/connection-budget.js';
 export { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './storage/timeouts.js';
 export * from './db/index.js';
-export * from './error-body.js';
+export * from './errors/error-body.js';
+export * from './errors/trpc-error-shape.js';
 export * from './keys/api-keys.js';
 export * from './keys/scopes.js';
 export { type IdempotencyPruning, startIdempotencyPruning } from './pets/create/idempotency-pruning.js';
@@ -14,4 +15,7 @@ export { PetPage } from './pets/list/page.js';
 export * from './pets/pet.js';
 export * from './router.js';
 export * from './wire.js';
-export * from './trpc.js';
+export { type AuthedContext, type Context, type Deprecation, type ProcedureMeta, createCallerFactory, router } from './trpc.js';
+export * from './operation/operation.js';
+export * from './operation/call-operation.js';
+export * from './operation/define-operation.js';

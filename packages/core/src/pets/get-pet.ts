@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import { defineQuery } from '../trpc.js';
+import { defineQuery } from '../operation/define-operation.js';
 import { GetPetParams, Pet } from './pet.js';
 
 /** `getPet`: one animal by id, or 404. Deprecated in favour of `listPets`. */

@@ -3,7 +3,7 @@ import { describe, expect } from 'vitest';
 import { ENGINES } from '../testing/engines.js';
 import { testOn } from '../testing/fixtures.js';
 import { decodeCursor } from './list/cursor.js';
-import { toErrorBody } from '../error-body.js';
+import { toErrorBody } from '../errors/error-body.js';
 import { type Context, createCallerFactory } from '../trpc.js';
 import { appRouter } from '../router.js';
 

@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { toErrorBody } from '../error-body.js';
+import { toErrorBody } from '../errors/error-body.js';
 import type { NewPetRecord, PetRecord } from '../storage/database.js';
 import { GetPetParams, NewPet, Pet } from './pet.js';
 

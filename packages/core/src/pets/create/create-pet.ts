@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineMutation, markReplayed } from '../../trpc.js';
+import { markReplayed } from '../../operation/call-operation.js';
+import { defineMutation } from '../../operation/define-operation.js';
 import { NewPet, Pet } from '../pet.js';
 import { addPet } from './add-pet.js';
 import { IdempotencyKey } from './idempotency.js';

@@ -1,4 +1,4 @@
-import { defineQuery } from '../../trpc.js';
+import { defineQuery } from '../../operation/define-operation.js';
 import { ListPetsQuery } from './list-query.js';
 import { PetPage, readPetPage } from './page.js';
 

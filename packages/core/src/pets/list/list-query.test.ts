@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { toErrorBody } from '../../error-body.js';
+import { toErrorBody } from '../../errors/error-body.js';
 import { ListPetsQuery } from './list-query.js';
 
 describe('ListPetsQuery', () => {

@@ -1,9 +1,12 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { appRouter, operations } from './router.js';
-import { ENGINES } from './testing/engines.js';
-import { testOn } from './testing/fixtures.js';
-import { type Context, type Operation, authedProcedure, authorize, callOperation, createCallerFactory, isReplayed } from './trpc.js';
+import { appRouter, operations } from '../router.js';
+import { ENGINES } from '../testing/engines.js';
+import { testOn } from '../testing/fixtures.js';
+import { type Context, createCallerFactory } from '../trpc.js';
+import { authorize, callOperation, isReplayed } from './call-operation.js';
+import { authedProcedure } from './define-operation.js';
+import type { Operation } from './operation.js';
 
 // The transports run each operation through `authorize` and `callOperation` instead of tRPC's middleware chain.
 // That is only the same procedure while the chain holds nothing but the key and scope check, the
