@@ -5,7 +5,7 @@ import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import type { Admissible, Admit, Wire } from '../admission/admit.js';
 import type { Authenticate } from '../admission/authenticate.js';
-import { type Door, type Exchange, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
+import { type Door, type Exchange, REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
 import type { Transport } from '../exchange/reply.js';
 import { createAccessLog } from './access-line.js';
 import { createHeldAnswers } from './held-answers.js';
@@ -40,12 +40,15 @@ export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddres
   };
 };
 
+/** Node's name of the header: lower case. */
+const REQUEST_ID_KEY = REQUEST_ID_HEADER.toLowerCase();
+
 /** One request's exchange: its id (the client's own when it is a plain token) and when it started. */
 export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Door): Exchange => ({
   req,
   res,
   door,
-  reqId: door.issueId(req.headers['x-request-id']),
+  reqId: door.issueId(req.headers[REQUEST_ID_KEY]),
   startedAt: performance.now(),
   route: undefined,
   onFinish: undefined,
@@ -145,3 +148,13 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
   };
 
 export type FrontDoor = ReturnType<typeof createFrontDoor>;
+
+/**
+ * The way into a listener that serves one transport and nothing of the API (the metrics
+ * listener): each request gets its exchange, and its answer goes through the one writer.
+ */
+export const createSideDoor = (door: Door, transport: Transport) =>
+  (req: IncomingMessage, res: ServerResponse): void => {
+    const exchange = openExchange(req, res, door);
+    transport.serve(exchange).then(writeAnswer.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
+  };

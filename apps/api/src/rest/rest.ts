@@ -2,7 +2,7 @@ import { REST_PREFIX } from '@petstore/core';
 import type { Wire } from '../admission/admit.js';
 import { errorReply } from '../exchange/error-reply.js';
 import type { Exchange } from '../exchange/exchange.js';
-import { methodNotAllowed } from '../exchange/failure.js';
+import { READ_METHODS, methodNotAllowed } from '../exchange/failure.js';
 import type { Reply } from '../exchange/reply.js';
 import { type Operating, type RestRequest, operate } from './operate.js';
 import { type RestRoute, compileRoutes } from './routes.js';
@@ -50,7 +50,7 @@ export const createRestTransport = ({ openApiJson, ...operating }: RestTransport
   const serveDocument = (exchange: Exchange, method: string): Promise<Reply> =>
     method === 'GET'
       ? openApiJson().then((body) => ({ kind: 'body', status: 200, headers: [], body }))
-      : Promise.resolve(errorReply(exchange, methodNotAllowed(exchange.req.method, exchange.req.url, 'GET, HEAD'), ['Allow', 'GET, HEAD']));
+      : Promise.resolve(errorReply(exchange, methodNotAllowed(exchange.req.method, exchange.req.url, READ_METHODS), ['Allow', READ_METHODS]));
 
   return {
     read: (exchange) => {

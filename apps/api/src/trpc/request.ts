@@ -5,7 +5,8 @@ import { TRPCError } from '@trpc/server';
 import type { Admissible } from '../admission/admit.js';
 import type { Exchange } from '../exchange/exchange.js';
 import { readBody } from '../exchange/read-body.js';
-import type { Reply } from '../exchange/reply.js';
+import { JSON_TYPE, type Reply } from '../exchange/reply.js';
+import { JSON_LINES_TYPE, TRPC_ACCEPT } from './json-lines.js';
 import { trpcRefusal } from './replies.js';
 
 /**
@@ -57,9 +58,9 @@ const overTheLimit = (path: string) => {
 
 /** tRPC's rule for a streamed answer: `trpc-accept`, else an `Accept` naming JSON lines. */
 export const wantsStream = (req: IncomingMessage): boolean => {
-  const trpcAccept = req.headers['trpc-accept'];
-  if (trpcAccept !== undefined) return trpcAccept === 'application/jsonl';
-  return (req.headers.accept ?? '').split(',').some((type) => type.trim() === 'application/jsonl');
+  const trpcAccept = req.headers[TRPC_ACCEPT];
+  if (trpcAccept !== undefined) return trpcAccept === JSON_LINES_TYPE;
+  return (req.headers.accept ?? '').split(',').some((type) => type.trim() === JSON_LINES_TYPE);
 };
 
 /** The media type, lower case, without parameters; tRPC compares it so. */
@@ -149,7 +150,7 @@ const readTrpcRequest = (exchange: Exchange): TrpcRequest => {
   const path = decodedPath(encoded);
   const mediaType = mediaTypeOf(req);
   if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(exchange, path, mediaType);
-  if (mediaType !== 'application/json' && req.method !== 'GET') {
+  if (mediaType !== JSON_TYPE && req.method !== 'GET') {
     const contentType = req.headers['content-type'];
     throw new TRPCError({
       code: 'UNSUPPORTED_MEDIA_TYPE',

@@ -25,6 +25,9 @@ const POST_ONLY = ['POST'] as const;
 const acceptedMethods = (type: Operation['type'], allowMethodOverride: boolean): readonly string[] =>
   type === 'query' && allowMethodOverride ? GET_OR_POST : type === 'query' ? GET_ONLY : POST_ONLY;
 
+/** What `/trpc` takes: HEAD, and GET and POST, as the procedures' types take them. */
+const TRPC_METHODS = 'GET, HEAD, POST';
+
 /** A call as it stands before it runs: its operation and the context it runs with, or its refusal. */
 type LetThrough = { operation: Operation; ctx: AuthedContext } | { refusal: TRPCError };
 
@@ -83,7 +86,7 @@ export const createTrpcTransport = ({ allowMethodOverride, call = callOperation 
     if (request.calls.length === 0) {
       // tRPC's own answer to HEAD, which varies with nothing.
       if (method === 'HEAD') return { kind: 'empty', status: 204, headers: admission.headers };
-      return trpcRefusal(exchange, methodNotAllowed(method, exchange.req.url, 'GET, HEAD, POST'), [...admission.headers, 'Allow', 'GET, HEAD, POST']);
+      return trpcRefusal(exchange, methodNotAllowed(method, exchange.req.url, TRPC_METHODS), [...admission.headers, 'Allow', TRPC_METHODS]);
     }
     const headers: FlatHeaders = [...admission.headers];
     // A streamed batch answers for as long as its slowest call: what has not started when its client leaves never does.
