@@ -8,7 +8,7 @@ import { createAuthentication } from './admission/authenticate.js';
 import { clientAddressResolver } from './admission/client-address.js';
 import type { Config } from './settings/config.js';
 import { createCors } from './front-door/cors.js';
-import { createDoor, createFrontDoor } from './front-door/front-door.js';
+import { createDoor, createFrontDoor, throughAdmission } from './front-door/front-door.js';
 import { type OverloadGuard, createOverloadGuard } from './front-door/overload.js';
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
@@ -43,16 +43,18 @@ export interface Petstore {
 /** Both transports over the same stores, behind one front door: one admission step, one writer. */
 export const createPetstore = (stores: Stores, config: Config, logger: Logger, tracing?: Tracing): Petstore => {
   const clientAddress = clientAddressResolver(config.trustProxy);
-  const authenticate = createAuthentication({ apiKeys: stores.apiKeys, failedAuthQuota: stores.failedAuthQuota, clientAddress });
-  const admit = createAdmission({ db: stores.db, keyQuota: stores.keyQuota, failedAuthQuota: stores.failedAuthQuota, clientAddress });
+  const admission = {
+    authenticate: createAuthentication({ apiKeys: stores.apiKeys, failedAuthQuota: stores.failedAuthQuota, clientAddress }),
+    admit: createAdmission({ db: stores.db, keyQuota: stores.keyQuota, failedAuthQuota: stores.failedAuthQuota, clientAddress }),
+  };
   const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
   const door = createDoor({ logger, sendTimeoutMs: config.sendTimeoutMs, maxUnsentBytes: config.maxUnsentBytes, clientAddress });
   const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const api = {
     door,
-    rest: observed.transport(createRestTransport({ authenticate, admit, openApiJson: lazyDocument(config), call })),
-    trpc: observed.transport(createTrpcTransport({ authenticate, admit, allowMethodOverride: config.trpcAllowMethodOverride, call })),
+    rest: observed.transport(throughAdmission(admission, createRestTransport({ openApiJson: lazyDocument(config), call }))),
+    trpc: observed.transport(throughAdmission(admission, createTrpcTransport({ allowMethodOverride: config.trpcAllowMethodOverride, call }))),
     cors: createCors(config.corsOrigins),
     overload,
   };

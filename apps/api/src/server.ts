@@ -10,10 +10,10 @@ import type { Door } from './exchange/exchange.js';
 import { trustedProxyTest } from './admission/client-address.js';
 import { REQUEST_TIMEOUT, bodyUnparseable, expectContinue } from './exchange/read-body.js';
 import { oneAtATime, trackConnections } from './front-door/connections.js';
-import { openExchange } from './front-door/front-door.js';
+import { createSideDoor, openExchange } from './front-door/front-door.js';
 
 import { writeReply } from './front-door/write-reply.js';
-import { createMetricsServer } from './observability/metrics-server.js';
+import { createMetricsPage } from './observability/metrics-server.js';
 import { type Petstore, openPetstore } from './petstore.js';
 
 export interface RunningServer {
@@ -227,7 +227,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   let metricsServer: Server | undefined;
   if (petstore.metrics && config.metricsPort !== undefined) {
     try {
-      metricsServer = createMetricsServer(petstore.metrics.registry);
+      metricsServer = createServer(createSideDoor(petstore.door, createMetricsPage(petstore.metrics.registry)));
       await listen(metricsServer, config.metricsPort, config.host);
     } catch (error) {
       await drain(server, { graceMs: config.shutdownGraceMs, idleMs: config.shutdownIdleMs }, logger);

@@ -2,6 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 
+/** The header a request's id comes in, when its client chose one, and every response's id goes out in. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
 /** A request id a client may choose: a plain token. Anything else is replaced, never echoed. */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,6 +1,6 @@
-import { toTrpcError, unavailableCause } from '@petstore/core';
+import { STORAGE_RETRY_AFTER_SECONDS, toTrpcError, unavailableCause } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import { type Exchange, logOf } from './exchange.js';
+import { type Exchange, type FlatHeaders, logOf } from './exchange.js';
 
 /** How much of a request's path an error message quotes back. */
 const MAX_ECHOED_PATH = 200;
@@ -13,6 +13,9 @@ const pathOf = (url: string | undefined) => {
 /** 404 for a path nobody serves, quoting (the start of) the path, never its query. */
 export const nothingAt = (method: string | undefined, url: string | undefined): TRPCError =>
   new TRPCError({ code: 'NOT_FOUND', message: `There is nothing at ${method ?? 'GET'} ${pathOf(url)}.` });
+
+/** The methods a path that is only read takes (HEAD is GET without the body), as `Allow` names them. */
+export const READ_METHODS = 'GET, HEAD';
 
 /** 405; its answer carries `Allow` (RFC 9110), the methods the path takes. */
 export const methodNotAllowed = (method: string | undefined, url: string | undefined, allow: string): TRPCError =>
@@ -34,3 +37,11 @@ export const answeredError = (exchange: Exchange, cause: unknown): TRPCError => 
   } else if (error.code === 'INTERNAL_SERVER_ERROR') logOf(exchange).error({ err: error.cause ?? error }, 'request failed');
   return error;
 };
+
+/**
+ * The headers of an error's answer of `status`: a 503 tells its client when to try again. The
+ * service's own refusals (shedding, the connection limit, answers held) say it in `headers`; any
+ * other 503 is the database's, or readiness waiting on it, and asks for the database's wait.
+ */
+export const withRetryAfter = (status: number, headers: FlatHeaders): FlatHeaders =>
+  status === 503 && !headers.includes('Retry-After') ? [...headers, 'Retry-After', STORAGE_RETRY_AFTER_SECONDS] : headers;

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { TRPCError } from '@trpc/server';
+import { JSON_TYPE } from './reply.js';
 
 /** The largest request body taken, counted as bytes arrive, after decompression too. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -165,7 +166,7 @@ const describeJson = (value: unknown) => (value === null ? 'null' : Array.isArra
 export const readJsonObject = async (req: IncomingMessage): Promise<object | undefined> => {
   const contentType = req.headers['content-type'];
   if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
-    throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as application/json.' });
+    throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: `Send the body as ${JSON_TYPE}.` });
   }
   const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {

@@ -6,6 +6,9 @@ import type { Exchange, FlatHeaders } from './exchange.js';
  */
 export type Reply = BodyReply | EmptyReply | ChunkedReply;
 
+/** What a body is unless a reply says otherwise. */
+export const JSON_TYPE = 'application/json';
+
 /** A body already serialised: JSON unless `type` says otherwise. `page`: a file of the docs page, which runs scripts. */
 export interface BodyReply {
   kind: 'body';

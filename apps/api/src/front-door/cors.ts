@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { operations } from '@petstore/core';
 import cors from 'cors';
+import { REQUEST_ID_HEADER } from '../exchange/exchange.js';
+import { TRPC_ACCEPT } from '../trpc/json-lines.js';
 
 /**
  * The request headers a browser app may send: the key, the body's type and encoding, retries, and
  * `trpc-accept`, with which tRPC's httpBatchStreamLink asks for JSON lines.
  */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', 'X-Request-Id', 'trpc-accept'];
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', REQUEST_ID_HEADER, TRPC_ACCEPT];
 
 /** The response headers a browser app must be able to read to use the API as documented. */
 export const CORS_EXPOSED_HEADERS = [
@@ -18,7 +20,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Retry-After',
   'Deprecation',
   'Sunset',
-  'X-Request-Id',
+  REQUEST_ID_HEADER,
   'Idempotent-Replayed',
 ];
 

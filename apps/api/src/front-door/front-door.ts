@@ -3,7 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REST_PREFIX, TRPC_PREFIX } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
-import { type Door, type Exchange, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
+import type { Admissible, Admit, Wire } from '../admission/admit.js';
+import type { Authenticate } from '../admission/authenticate.js';
+import { type Door, type Exchange, REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
 import type { Transport } from '../exchange/reply.js';
 import { createAccessLog } from './access-line.js';
 import { createHeldAnswers } from './held-answers.js';
@@ -38,12 +40,15 @@ export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddres
   };
 };
 
+/** Node's name of the header: lower case. */
+const REQUEST_ID_KEY = REQUEST_ID_HEADER.toLowerCase();
+
 /** One request's exchange: its id (the client's own when it is a plain token) and when it started. */
 export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Door): Exchange => ({
   req,
   res,
   door,
-  reqId: door.issueId(req.headers['x-request-id']),
+  reqId: door.issueId(req.headers[REQUEST_ID_KEY]),
   startedAt: performance.now(),
   route: undefined,
   onFinish: undefined,
@@ -51,11 +56,33 @@ export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Do
   logger: undefined,
 });
 
+export interface AdmissionSteps {
+  /** The key against the key store (admission/authenticate.ts). */
+  authenticate: Authenticate;
+  /** The failed-key throttle and the quota (admission/admit.ts). */
+  admit: Admit;
+}
+
+/**
+ * The one lifecycle both API transports pass through, as Fastify's one lifecycle runs every route:
+ * the transport's wire reads the request (or answers it whole), admission takes it, once and the
+ * same for both, and the wire answers what admission said. Each step is a promise reaction handed
+ * the request, so the request reads forward and comes back to no step, this one included.
+ */
+export const throughAdmission = <Request extends Admissible>({ authenticate, admit }: AdmissionSteps, wire: Wire<Request>): Transport => ({
+  serve: (exchange) => {
+    const request = wire.read(exchange);
+    if (request instanceof Promise) return request;
+    return Promise.resolve(exchange.req).then(authenticate).then(admit.bind(undefined, exchange.req, request.spends)).then(wire.answer.bind(undefined, request));
+  },
+  refuse: wire.refuse,
+});
+
 export interface FrontDoorOptions {
   door: Door;
-  /** `/v1`, served from the procedures' REST meta. */
+  /** `/v1`, served from the procedures' REST meta, through admission (`throughAdmission`). */
   rest: Transport;
-  /** `/trpc`, in tRPC's wire format. */
+  /** `/trpc`, in tRPC's wire format, through admission (`throughAdmission`). */
   trpc: Transport;
   /**
    * Every other path (the docs page, health, the 404 for nobody's path); absent where the API is
@@ -121,3 +148,13 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
   };
 
 export type FrontDoor = ReturnType<typeof createFrontDoor>;
+
+/**
+ * The way into a listener that serves one transport and nothing of the API (the metrics
+ * listener): each request gets its exchange, and its answer goes through the one writer.
+ */
+export const createSideDoor = (door: Door, transport: Transport) =>
+  (req: IncomingMessage, res: ServerResponse): void => {
+    const exchange = openExchange(req, res, door);
+    transport.serve(exchange).then(writeAnswer.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
+  };

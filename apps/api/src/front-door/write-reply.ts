@@ -1,15 +1,11 @@
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
-import { STORAGE_RETRY_AFTER_SECONDS } from '@petstore/core';
-import { type Exchange, logOf } from '../exchange/exchange.js';
+import { type Exchange, REQUEST_ID_HEADER, logOf } from '../exchange/exchange.js';
 import { bodyMayArrive } from '../exchange/read-body.js';
-import type { ChunkedReply, Reply, Transport } from '../exchange/reply.js';
+import { type ChunkedReply, JSON_TYPE, type Reply, type Transport } from '../exchange/reply.js';
 import { ALWAYS_WRITTEN_CHARACTERS, UNSENT_RETRY_AFTER_SECONDS, tooMuchHeld } from './held-answers.js';
 import { endLingering } from './lingering-close.js';
 import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from './security-headers.js';
 import { watchSending } from './send-timeout.js';
-
-/** What a body is unless a reply says otherwise. */
-const JSON_TYPE = 'application/json';
 
 /**
  * Whether the request's body has not all arrived: a request answered before its body was read (a
@@ -33,13 +29,12 @@ export const CLIENT_LEFT_STATUS = 499;
 
 /**
  * The headers every reply carries, then the reply's own: the request id, the security headers,
- * `Retry-After` on every 503 that does not say it already, and `Connection: close` when the
- * service is stopping or the request's body was not read.
+ * and `Connection: close` when the service is stopping or the request's body was not read. A
+ * 503's `Retry-After` is the reply's own (exchange/failure.ts `withRetryAfter`).
  */
-const headersOf = ({ reqId, req, door }: Exchange, { status, headers: own, page }: Reply & { page?: boolean }): OutgoingHttpHeader[] => {
-  const headers: OutgoingHttpHeader[] = ['X-Request-Id', reqId, ...(page ? PAGE_SECURITY_HEADERS : API_SECURITY_HEADERS)];
+const headersOf = ({ reqId, req, door }: Exchange, { headers: own, page }: Reply & { page?: boolean }): OutgoingHttpHeader[] => {
+  const headers: OutgoingHttpHeader[] = [REQUEST_ID_HEADER, reqId, ...(page ? PAGE_SECURITY_HEADERS : API_SECURITY_HEADERS)];
   for (const value of own) headers.push(value);
-  if (status === 503 && !own.includes('Retry-After')) headers.push('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
   if (door.stopping || bodyLeft(req)) headers.push('Connection', 'close');
   return headers;
 };

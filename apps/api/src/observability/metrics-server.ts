@@ -1,30 +1,22 @@
-import { type Server, createServer } from 'node:http';
 import type { Registry } from 'prom-client';
+import { errorReply } from '../exchange/error-reply.js';
+import { READ_METHODS, methodNotAllowed, nothingAt } from '../exchange/failure.js';
+import type { Transport } from '../exchange/reply.js';
 
 export const METRICS_PATH = '/metrics';
 
 /**
- * The second listener, which server.ts opens on the service's host at `config.metricsPort`:
+ * What the second listener serves, which server.ts opens on the service's host at
+ * `config.metricsPort` and answers through the one writer as every other response:
  * `GET /metrics` in Prometheus's text format and nothing else. The public port never serves
  * metrics; this one is meant for the scraper's network.
  */
-export const createMetricsServer = (registry: Registry): Server =>
-  createServer((req, res) => {
-    const path = (req.url ?? '/').split('?', 1)[0];
-    if (path !== METRICS_PATH) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found\n');
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('Method not allowed\n');
-      return;
-    }
-    registry.metrics().then(
-      (text) => {
-        res.writeHead(200, { 'Content-Type': registry.contentType }).end(req.method === 'HEAD' ? undefined : text);
-      },
-      (error: unknown) => {
-        res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${String(error)}\n`);
-      },
-    );
-  });
+export const createMetricsPage = (registry: Registry): Transport => ({
+  serve: (exchange) => {
+    const { method, url } = exchange.req;
+    if ((url ?? '/').split('?', 1)[0] !== METRICS_PATH) return Promise.resolve(errorReply(exchange, nothingAt(method, url)));
+    if (method !== 'GET' && method !== 'HEAD') return Promise.resolve(errorReply(exchange, methodNotAllowed(method, url, READ_METHODS), ['Allow', READ_METHODS]));
+    return registry.metrics().then((body) => ({ kind: 'body', status: 200, headers: [], body, type: registry.contentType }));
+  },
+  refuse: errorReply,
+});

@@ -1,4 +1,5 @@
 import type { OpenAPIObject, OperationObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
+import { JSON_TYPE } from '../exchange/reply.js';
 
 /*
  * Where trpc-to-openapi 3.3 writes something other than what the service does, and neither the
@@ -22,7 +23,7 @@ export const moveSuccessTo = (status: number, responses: Record<string, Response
  * is the items and the cursor travels in the `Link` header, so the items' schema is the body.
  */
 export const describeItemsAsTheBody = (document: OpenAPIObject, response: ResponseObject | undefined) => {
-  const json = response?.content?.['application/json'];
+  const json = response?.content?.[JSON_TYPE];
   const ref = (json?.schema as { $ref?: string } | undefined)?.$ref;
   const name = ref?.replace('#/components/schemas/', '');
   const page = name === undefined ? undefined : (document.components?.schemas?.[name] as SchemaObject | undefined);
@@ -37,7 +38,7 @@ export const describeItemsAsTheBody = (document: OpenAPIObject, response: Respon
  * which drops its id); the document names it as the component its zod meta declares (`NewPet`).
  */
 export const nameRequestBody = (document: OpenAPIObject, operation: OperationObject, name: string | undefined) => {
-  const json = (operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.['application/json'];
+  const json = (operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.[JSON_TYPE];
   if (!json || !name) return;
   const schemas = (document.components ??= {}).schemas ??= {};
   schemas[name] = json.schema as SchemaObject;

@@ -3,6 +3,7 @@ import type { ComponentsObject, HeaderObject, ReferenceObject, ResponseObject } 
 import { BEARER_CHALLENGE, insufficientScopeChallenge } from '../admission/admit.js';
 import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
 import { BODY_LIMIT_TEXT } from '../exchange/read-body.js';
+import { JSON_TYPE } from '../exchange/reply.js';
 import { transportHeaders } from './transport-headers.js';
 
 /**
@@ -15,7 +16,7 @@ const TRANSPORT_ERRORS: Record<number, string> = {
   401: 'Missing or invalid API key.',
   403: 'The API key lacks the scope this operation needs (`WWW-Authenticate` names it).',
   413: `Body larger than ${BODY_LIMIT_TEXT}.`,
-  415: 'Body not sent as application/json.',
+  415: `Body not sent as ${JSON_TYPE}.`,
   429: "Too many requests: the key's quota, or the address's failed authentications, is spent; `Retry-After` says when to try again.",
   500: 'The server failed; the cause is logged, never sent.',
   503: 'The service is overloaded, or a store it depends on is unavailable; `Retry-After` says when to try again.',
@@ -62,7 +63,7 @@ const errorHeaders = (status: number, scope: string): Record<string, HeaderObjec
 const errorResponse = (status: number, description: string, scope: string): ResponseObject => ({
   description,
   headers: { ...errorHeaders(status, scope), ...transportHeaders(String(status)) },
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
 /**

@@ -1,6 +1,6 @@
 import type { HeaderObject } from 'openapi3-ts/oas31';
 import { ADDRESS_QUOTA, KEY_QUOTA, QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
-import { REQUEST_ID_PATTERN } from '../exchange/exchange.js';
+import { REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
 import { SETTINGS } from '../settings/config.js';
 
 const REQUEST_ID: HeaderObject = {
@@ -44,7 +44,7 @@ const quotaHeaders = (policy: QuotaPolicy): Record<string, HeaderObject> => ({
 
 /** The headers responses share, described once as components. */
 export const COMPONENT_HEADERS: Record<string, HeaderObject> = {
-  'X-Request-Id': REQUEST_ID,
+  [REQUEST_ID_HEADER]: REQUEST_ID,
   ...quotaHeaders(KEY_QUOTA),
   ...quotaHeaders(ADDRESS_QUOTA),
 };
@@ -69,10 +69,10 @@ const spentQuota = (description: string, parameters: [string, string]): HeaderOb
  * every other response the key's quota.
  */
 export const transportHeaders = (status: string) => {
-  if (status === '401') return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs(ADDRESS_QUOTA) };
+  if (status === '401') return { [REQUEST_ID_HEADER]: headerRef(REQUEST_ID_HEADER), ...quotaRefs(ADDRESS_QUOTA) };
   if (status === '429') {
     return {
-      'X-Request-Id': headerRef('X-Request-Id'),
+      [REQUEST_ID_HEADER]: headerRef(REQUEST_ID_HEADER),
       'RateLimit-Policy': spentQuota(
         'The quota that is spent: the API key\'s (`per-key`), or that of failed authentications from the client address (`per-address`).',
         ['q', 'w'],
@@ -80,5 +80,5 @@ export const transportHeaders = (status: string) => {
       RateLimit: spentQuota('What is left of the spent quota: `r` more for the next `t` seconds.', ['r', 't']),
     };
   }
-  return { 'X-Request-Id': headerRef('X-Request-Id'), ...quotaRefs(KEY_QUOTA) };
+  return { [REQUEST_ID_HEADER]: headerRef(REQUEST_ID_HEADER), ...quotaRefs(KEY_QUOTA) };
 };

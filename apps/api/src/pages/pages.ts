@@ -1,6 +1,6 @@
 import { errorReply } from '../exchange/error-reply.js';
 import type { Exchange } from '../exchange/exchange.js';
-import { methodNotAllowed, nothingAt } from '../exchange/failure.js';
+import { READ_METHODS, methodNotAllowed, nothingAt } from '../exchange/failure.js';
 import type { Reply, Transport } from '../exchange/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 import { DOCS_FILES, createDocsPage } from './docs-page.js';
@@ -31,7 +31,7 @@ export const createPages = ({ ready }: { ready: () => Promise<Readiness> }): Tra
       const { method, url } = exchange.req;
       const page = pages.get(pagePath(url));
       if (!page) return errorReply(exchange, nothingAt(method, url));
-      if (method !== 'GET' && method !== 'HEAD') return errorReply(exchange, methodNotAllowed(method, url, 'GET, HEAD'), ['Allow', 'GET, HEAD']);
+      if (method !== 'GET' && method !== 'HEAD') return errorReply(exchange, methodNotAllowed(method, url, READ_METHODS), ['Allow', READ_METHODS]);
       return page(exchange);
     },
     refuse: errorReply,

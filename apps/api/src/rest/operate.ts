@@ -1,7 +1,7 @@
 import { parse } from 'node:querystring';
 import { authorize, type callOperation } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import { type Admission, type Admitted, insufficientScopeChallenge } from '../admission/admit.js';
+import { type Admissible, type Admission, type Admitted, insufficientScopeChallenge } from '../admission/admit.js';
 import { errorReply } from '../exchange/error-reply.js';
 import type { Exchange } from '../exchange/exchange.js';
 import { methodNotAllowed, nothingAt } from '../exchange/failure.js';
@@ -11,7 +11,7 @@ import { type Answering, answerRest } from './answer.js';
 import type { RestOperation, RestRoute } from './routes.js';
 
 /** A REST request as its first step read it: its method (HEAD as GET), query, and the route its path matched. */
-export interface RestRequest {
+export interface RestRequest extends Admissible {
   exchange: Exchange;
   method: string;
   search: string;

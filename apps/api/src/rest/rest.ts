@@ -1,10 +1,9 @@
 import { REST_PREFIX } from '@petstore/core';
-import type { Admit } from '../admission/admit.js';
-import type { Authenticate } from '../admission/authenticate.js';
+import type { Wire } from '../admission/admit.js';
 import { errorReply } from '../exchange/error-reply.js';
 import type { Exchange } from '../exchange/exchange.js';
-import { methodNotAllowed } from '../exchange/failure.js';
-import type { Reply, Transport } from '../exchange/reply.js';
+import { READ_METHODS, methodNotAllowed } from '../exchange/failure.js';
+import type { Reply } from '../exchange/reply.js';
 import { type Operating, type RestRequest, operate } from './operate.js';
 import { type RestRoute, compileRoutes } from './routes.js';
 
@@ -36,9 +35,6 @@ const match = (routes: readonly RestRoute[], path: string): RestRequest['found']
 };
 
 export interface RestTransportDependencies extends Operating {
-  /** The key's check against the key store, then the rest of admission. */
-  authenticate: Authenticate;
-  admit: Admit;
   /** The OpenAPI document, serialised, made on first use. */
   openApiJson: () => Promise<string>;
 }
@@ -46,27 +42,26 @@ export interface RestTransportDependencies extends Operating {
 /**
  * The REST interface under `/v1`, served from the operations' OpenAPI meta: the same meta
  * trpc-to-openapi turns into the document. A request reads forward, a step a file: here its path
- * and query are read and its route found; then admission (admission/), the operation
- * (operate.ts), and its answer (answer.ts), each handed the request by the one before.
+ * and query are read and its route found; then the front door's admission (admission/), the
+ * operation (operate.ts), and its answer (answer.ts), each handed the request by the one before.
  */
-export const createRestTransport = ({ authenticate, admit, openApiJson, ...operating }: RestTransportDependencies): Transport => {
+export const createRestTransport = ({ openApiJson, ...operating }: RestTransportDependencies): Wire<RestRequest> => {
   const routes = compileRoutes();
   const serveDocument = (exchange: Exchange, method: string): Promise<Reply> =>
     method === 'GET'
       ? openApiJson().then((body) => ({ kind: 'body', status: 200, headers: [], body }))
-      : Promise.resolve(errorReply(exchange, methodNotAllowed(exchange.req.method, exchange.req.url, 'GET, HEAD'), ['Allow', 'GET, HEAD']));
+      : Promise.resolve(errorReply(exchange, methodNotAllowed(exchange.req.method, exchange.req.url, READ_METHODS), ['Allow', READ_METHODS]));
 
   return {
-    serve: (exchange) => {
-      const { req } = exchange;
-      const url = req.url ?? '/';
+    read: (exchange) => {
+      const url = exchange.req.url ?? '/';
       const queryStart = url.indexOf('?');
       const path = queryStart === -1 ? url : url.slice(0, queryStart);
-      const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+      const method = exchange.req.method === 'HEAD' ? 'GET' : (exchange.req.method ?? 'GET');
       if (path === DOCUMENT_PATH) return serveDocument(exchange, method);
-      const request: RestRequest = { exchange, method, search: queryStart === -1 ? '' : url.slice(queryStart + 1), found: match(routes, path) };
-      return authenticate(req).then(admit.bind(undefined, req, 1)).then(operate.bind(undefined, operating, request));
+      return { exchange, method, search: queryStart === -1 ? '' : url.slice(queryStart + 1), found: match(routes, path), spends: 1 };
     },
+    answer: operate.bind(undefined, operating),
     refuse: errorReply,
   };
 };

@@ -1,6 +1,7 @@
-import { DEFAULT_CONNECTION_BUDGET, DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_MODE, POOL_MODES } from '@petstore/core';
+import { DEFAULT_CONNECTION_BUDGET, DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_MODE, POOL_MODES, REST_PREFIX } from '@petstore/core';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
+import { BODY_LIMIT_TEXT } from '../exchange/read-body.js';
 
 const compilesAsProxyList = (list: string[]) => {
   try {
@@ -47,6 +48,9 @@ export const DEFAULT_API_KEY_CACHE_MS = 2_000;
 
 /** An empty variable counts as unset, as shells and .env files commonly leave them. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+/** The port the service listens on unless `PORT` says otherwise. */
+const DEFAULT_PORT = 3000;
 
 const Port = z
   .string()
@@ -126,7 +130,7 @@ interface Setting {
 export const SETTINGS = {
   port: {
     variable: 'PORT',
-    schema: Port.default(3000),
+    schema: Port.default(DEFAULT_PORT),
     readBy: 'service',
     description:
       'listening port; `0` picks a free one (the chosen port is logged)',
@@ -210,7 +214,7 @@ export const SETTINGS = {
   },
   publicBaseUrl: {
     variable: 'PUBLIC_BASE_URL',
-    schema: z.url().default('http://localhost:3000/v1'),
+    schema: z.url().default(`http://localhost:${DEFAULT_PORT}${REST_PREFIX}`),
     readBy: 'service',
     description:
       'production server entry of the OpenAPI document',
@@ -282,7 +286,7 @@ export const SETTINGS = {
     schema: Milliseconds.default(DEFAULT_REQUEST_BOUNDS.bodyTimeoutMs),
     readBy: 'service',
     description:
-      "how long a request's body may take beyond `HEADERS_TIMEOUT_MS`: a request must have arrived whole, headers and body, within the two from its first byte (looked at once a second); then 408 and the connection is closed (nginx's `client_body_timeout`). A body of at most 64 KiB needs a fraction of it on any working link",
+      `how long a request's body may take beyond \`HEADERS_TIMEOUT_MS\`: a request must have arrived whole, headers and body, within the two from its first byte (looked at once a second); then 408 and the connection is closed (nginx's \`client_body_timeout\`). A body of at most ${BODY_LIMIT_TEXT} needs a fraction of it on any working link`,
   },
   sendTimeoutMs: {
     variable: 'SEND_TIMEOUT_MS',

@@ -1,5 +1,11 @@
 import type { Chunk } from '../exchange/reply.js';
 
+/** The media type of tRPC's JSON lines. */
+export const JSON_LINES_TYPE = 'application/jsonl';
+
+/** The request header with which httpBatchStreamLink asks for JSON lines. */
+export const TRPC_ACCEPT = 'trpc-accept';
+
 /**
  * tRPC's JSON lines, the answer httpBatchStreamLink reads (@trpc/server's jsonl stream, decoded by
  * its `jsonlStreamConsumer`): a head line with an entry per call, `[[answer]]` for a call answered

@@ -1,12 +1,12 @@
 import { toTrpcErrorShape } from '@petstore/core';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { Exchange, FlatHeaders } from '../exchange/exchange.js';
-import { answeredError } from '../exchange/failure.js';
+import { answeredError, withRetryAfter } from '../exchange/failure.js';
 import type { Reply } from '../exchange/reply.js';
-import { jsonLines } from './json-lines.js';
+import { TRPC_ACCEPT, jsonLines } from './json-lines.js';
 
 /** tRPC answers every request with this, so a cache keeps streamed and plain answers apart. */
-const TRPC_VARY = ['Vary', 'trpc-accept, accept'];
+const TRPC_VARY = ['Vary', `${TRPC_ACCEPT}, accept`];
 
 /** One call's outcome on `/trpc`: its result, or its failure. */
 export type CallOutcome = { data: unknown } | { error: unknown };
@@ -18,7 +18,7 @@ const envelopeOf = (exchange: Exchange, outcome: CallOutcome) =>
 /** A refusal or failure of the whole request: one envelope, its status the error's. */
 export const trpcRefusal = (exchange: Exchange, cause: unknown, headers: FlatHeaders = []): Reply => {
   const error = toTrpcErrorShape(answeredError(exchange, cause));
-  return { kind: 'body', status: error.data.httpStatus, headers: [...headers, ...TRPC_VARY], body: JSON.stringify({ error }) };
+  return { kind: 'body', status: error.data.httpStatus, headers: withRetryAfter(error.data.httpStatus, [...headers, ...TRPC_VARY]), body: JSON.stringify({ error }) };
 };
 
 /** tRPC's answer to its calls: one envelope each (a list for a batch), the status by tRPC's own rule (207 when they differ). */
@@ -26,7 +26,8 @@ export const callsReply = (exchange: Exchange, calls: CallOutcome[], batch: bool
   const items = calls.map((outcome) => envelopeOf(exchange, outcome));
   const json = batch ? items : items[0];
   if (json === undefined) throw new Error('a tRPC answer needs at least one call');
-  return { kind: 'body', status: getHTTPStatusCode(json), headers: [...headers, ...TRPC_VARY], body: JSON.stringify(json) };
+  const status = getHTTPStatusCode(json);
+  return { kind: 'body', status, headers: withRetryAfter(status, [...headers, ...TRPC_VARY]), body: JSON.stringify(json) };
 };
 
 /**

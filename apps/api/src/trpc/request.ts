@@ -2,7 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { MAX_BATCH_SIZE, type Operation, TRPC_PREFIX, operations } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
+import type { Admissible } from '../admission/admit.js';
+import type { Exchange } from '../exchange/exchange.js';
 import { readBody } from '../exchange/read-body.js';
+import { JSON_TYPE, type Reply } from '../exchange/reply.js';
+import { JSON_LINES_TYPE, TRPC_ACCEPT } from './json-lines.js';
+import { trpcRefusal } from './replies.js';
 
 /**
  * A request to `/trpc` as tRPC's own HTTP adapters read it (`resolveResponse` and its content-type
@@ -18,7 +23,10 @@ export interface TrpcCall {
   operation: Operation | undefined;
 }
 
-export interface TrpcRequest {
+/** A request to `/trpc` as read, each call spending one request of the key's quota. */
+export interface TrpcRequest extends Admissible {
+  exchange: Exchange;
+  /** None for HEAD, which tRPC answers before it reads anything, and the methods its adapter fails on. */
   calls: TrpcCall[];
   /** `?batch=1`: answered as a list (or as JSON lines), even of one call. */
   batch: boolean;
@@ -48,19 +56,11 @@ const overTheLimit = (path: string) => {
   return names > MAX_BATCH_SIZE;
 };
 
-const GET_OR_POST = ['GET', 'POST'] as const;
-const GET_ONLY = ['GET'] as const;
-const POST_ONLY = ['POST'] as const;
-
-/** Which method a kind of procedure takes; queries take POST too when method override is on. */
-export const acceptedMethods = (type: Operation['type'], allowMethodOverride: boolean): readonly string[] =>
-  type === 'query' && allowMethodOverride ? GET_OR_POST : type === 'query' ? GET_ONLY : POST_ONLY;
-
 /** tRPC's rule for a streamed answer: `trpc-accept`, else an `Accept` naming JSON lines. */
 export const wantsStream = (req: IncomingMessage): boolean => {
-  const trpcAccept = req.headers['trpc-accept'];
-  if (trpcAccept !== undefined) return trpcAccept === 'application/jsonl';
-  return (req.headers.accept ?? '').split(',').some((type) => type.trim() === 'application/jsonl');
+  const trpcAccept = req.headers[TRPC_ACCEPT];
+  if (trpcAccept !== undefined) return trpcAccept === JSON_LINES_TYPE;
+  return (req.headers.accept ?? '').split(',').some((type) => type.trim() === JSON_LINES_TYPE);
 };
 
 /** The media type, lower case, without parameters; tRPC compares it so. */
@@ -79,6 +79,15 @@ const asBadRequest = (cause: unknown): never => {
   if (cause instanceof TRPCError) throw cause;
   throw new TRPCError({ code: 'BAD_REQUEST', message: cause instanceof Error ? cause.message : 'Invalid input', cause });
 };
+
+const noInputs = () => Promise.resolve([]);
+
+/** Methods Node can take but tRPC's adapter fails on with a 500: refused instead. */
+const UNSERVED = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/** The route a request is labelled with: its procedure, or only "a batch", so labels stay few. */
+const BATCH_ROUTE = `${TRPC_PREFIX}/{batch}`;
+const routeNames = new Map(Object.keys(operations).map((name) => [name, `${TRPC_PREFIX}/${name}`]));
 
 const notBatched = () => new TRPCError({ code: 'BAD_REQUEST', message: 'Streaming requests must be batched (you can do a batch of 1)' });
 
@@ -112,7 +121,8 @@ const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean
   });
 
 /** One call with a body tRPC hands to the procedure as it comes: FormData, or the raw bytes as a stream. */
-const bodyCall = (req: IncomingMessage, path: string, mediaType: string): TrpcRequest => {
+const bodyCall = (exchange: Exchange, path: string, mediaType: string): TrpcRequest => {
+  const { req } = exchange;
   if (req.method !== 'POST') throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Only POST requests are supported for ${mediaType} requests` });
   const inputs = once(async (): Promise<unknown[]> => {
     if (mediaType === 'application/octet-stream') return [Readable.toWeb(req)];
@@ -123,7 +133,7 @@ const bodyCall = (req: IncomingMessage, path: string, mediaType: string): TrpcRe
     return [form];
   });
   if (wantsStream(req)) throw notBatched();
-  return { calls: [{ index: 0, path, operation: procedureAt(path) }], batch: false, stream: false, inputs };
+  return { exchange, calls: [{ index: 0, path, operation: procedureAt(path) }], batch: false, stream: false, inputs, spends: 1 };
 };
 
 /**
@@ -134,12 +144,13 @@ const bodyCall = (req: IncomingMessage, path: string, mediaType: string): TrpcRe
  * are counted before anything is made for each, so a path of thousands of names costs no more
  * than one. What a call asks for is read only when a call asks for it.
  */
-export const readTrpcRequest = (req: IncomingMessage): TrpcRequest => {
+const readTrpcRequest = (exchange: Exchange): TrpcRequest => {
+  const { req } = exchange;
   const { path: encoded, query, batch } = addressOf(req.url ?? TRPC_PREFIX);
   const path = decodedPath(encoded);
   const mediaType = mediaTypeOf(req);
-  if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(req, path, mediaType);
-  if (mediaType !== 'application/json' && req.method !== 'GET') {
+  if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(exchange, path, mediaType);
+  if (mediaType !== JSON_TYPE && req.method !== 'GET') {
     const contentType = req.headers['content-type'];
     throw new TRPCError({
       code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -153,5 +164,23 @@ export const readTrpcRequest = (req: IncomingMessage): TrpcRequest => {
   if (types.length > 1) throw new TRPCError({ code: 'BAD_REQUEST', message: `Cannot mix procedure types in call: ${types.join(', ')}` });
   const stream = wantsStream(req);
   if (stream && !batch) throw notBatched();
-  return { calls, batch, stream, inputs: jsonInputs(req, query, batch, paths.length) };
+  return { exchange, calls, batch, stream, inputs: jsonInputs(req, query, batch, paths.length), spends: calls.length };
+};
+
+/**
+ * The tRPC wire's first step: the request read as tRPC's adapter reads it, labelled with its route,
+ * each call spending one request of the key's quota; or its refusal whole. HEAD and the methods
+ * tRPC's adapter fails on have no calls and spend one request.
+ */
+export const readTrpc = (exchange: Exchange): TrpcRequest | Promise<Reply> => {
+  const method = exchange.req.method ?? 'GET';
+  if (method === 'HEAD' || UNSERVED.has(method)) return { exchange, calls: [], batch: false, stream: false, inputs: noInputs, spends: 1 };
+  let request: TrpcRequest;
+  try {
+    request = readTrpcRequest(exchange);
+  } catch (error) {
+    return Promise.resolve(trpcRefusal(exchange, error));
+  }
+  exchange.route = request.calls.length === 1 ? routeNames.get(request.calls[0]?.path ?? '') : BATCH_ROUTE;
+  return request;
 };

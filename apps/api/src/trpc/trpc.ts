@@ -1,13 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import { type AuthedContext, type Context, type Operation, TRPC_PREFIX, authorize, callOperation, operations } from '@petstore/core';
+import { type AuthedContext, type Context, type Operation, authorize, callOperation } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import { type Admit, insufficientScopeChallenge } from '../admission/admit.js';
-import type { Authenticate } from '../admission/authenticate.js';
+import { type Admission, type Wire, insufficientScopeChallenge } from '../admission/admit.js';
 import type { FlatHeaders } from '../exchange/exchange.js';
 import { methodNotAllowed } from '../exchange/failure.js';
-import type { Reply, Transport } from '../exchange/reply.js';
+import type { Reply } from '../exchange/reply.js';
 import { type CallOutcome, callsReply, streamReply, trpcRefusal } from './replies.js';
-import { type TrpcCall, type TrpcRequest, acceptedMethods, readTrpcRequest } from './request.js';
+import { type TrpcCall, type TrpcRequest, readTrpc } from './request.js';
 
 /** Aborted when the connection closes before the whole answer went out: the client left. */
 const leaving = (res: ServerResponse): AbortSignal => {
@@ -18,20 +17,21 @@ const leaving = (res: ServerResponse): AbortSignal => {
   return controller.signal;
 };
 
+const GET_OR_POST = ['GET', 'POST'] as const;
+const GET_ONLY = ['GET'] as const;
+const POST_ONLY = ['POST'] as const;
+
+/** Which method a kind of procedure takes; queries take POST too when method override is on. */
+const acceptedMethods = (type: Operation['type'], allowMethodOverride: boolean): readonly string[] =>
+  type === 'query' && allowMethodOverride ? GET_OR_POST : type === 'query' ? GET_ONLY : POST_ONLY;
+
+/** What `/trpc` takes: HEAD, and GET and POST, as the procedures' types take them. */
+const TRPC_METHODS = 'GET, HEAD, POST';
+
 /** A call as it stands before it runs: its operation and the context it runs with, or its refusal. */
 type LetThrough = { operation: Operation; ctx: AuthedContext } | { refusal: TRPCError };
 
-/** Methods Node can take but tRPC's adapter fails on with a 500: refused instead. */
-const UNSERVED = new Set(['CONNECT', 'TRACE', 'TRACK']);
-
-/** The route a request is labelled with: its procedure, or only "a batch", so labels stay few. */
-const BATCH_ROUTE = `${TRPC_PREFIX}/{batch}`;
-const routeNames = new Map(Object.keys(operations).map((name) => [name, `${TRPC_PREFIX}/${name}`]));
-
 export interface TrpcTransportDependencies {
-  /** The key's check against the key store, then the rest of admission. */
-  authenticate: Authenticate;
-  admit: Admit;
   /** Queries may also come as POST (tRPC's `allowMethodOverride`). */
   allowMethodOverride: boolean;
   /** Calls an operation: `callOperation`, or it wrapped by metrics or tracing. */
@@ -43,11 +43,12 @@ export interface TrpcTransportDependencies {
  * single calls and batches, GET and POST, JSON lines for httpBatchStreamLink, POST queries when
  * method override is on. First what tRPC's adapter refuses of a request as a whole, before it makes
  * a context (a path it cannot decode, a media type it does not take, a batch over its size or
- * mixing queries and mutations), each at the cost of one refusal; then the key and the quota, as on
- * REST (each call of a batch spends one request); then each call: its procedure and method, the
- * key's scope, its input (the body read once, only when a call asks for it), the operation.
+ * mixing queries and mutations), each at the cost of one refusal (request.ts); then the front
+ * door's admission, the key and the quota, as on REST (each call of a batch spends one request);
+ * then here each call: its procedure and method, the key's scope, its input (the body read once,
+ * only when a call asks for it), the operation.
  */
-export const createTrpcTransport = ({ authenticate, admit, allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Transport => {
+export const createTrpcTransport = ({ allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Wire<TrpcRequest> => {
   /**
    * What a call meets before it runs, in tRPC's order: its procedure (404), a method the procedure
    * takes (405), a key with the procedure's scope (401, 403).
@@ -66,39 +67,26 @@ export const createTrpcTransport = ({ authenticate, admit, allowMethodOverride, 
   };
 
   /** A call's answer: its result, or its failure, which is its answer and never the request's. */
-  const answer = (pending: Promise<unknown>): Promise<CallOutcome> =>
+  const outcomeOf = (pending: Promise<unknown>): Promise<CallOutcome> =>
     pending.then(
       (data) => ({ data }),
       (error: unknown) => ({ error }),
     );
 
-  const serve = async (exchange: Parameters<Transport['serve']>[0]): Promise<Reply> => {
-    const { req } = exchange;
-    const method = req.method ?? 'GET';
-    // HEAD, which tRPC answers before it reads anything, and the methods it fails on, have no calls.
-    let request: TrpcRequest | undefined;
-    if (method !== 'HEAD' && !UNSERVED.has(method)) {
-      try {
-        request = readTrpcRequest(req);
-      } catch (error) {
-        return trpcRefusal(exchange, error);
-      }
-      exchange.route = request.calls.length === 1 ? routeNames.get(request.calls[0]?.path ?? '') : BATCH_ROUTE;
-    }
-
-    const calls = request?.calls.length ?? 1;
-    const admission = await admit(req, calls, await authenticate(req));
+  const answer = async (request: TrpcRequest, admission: Admission): Promise<Reply> => {
+    const { exchange } = request;
+    const method = exchange.req.method ?? 'GET';
     if (!admission.admitted) {
       const { error, headers } = admission;
-      const refusals = Array.from({ length: request?.batch ? calls : 1 }, () => ({ error }));
+      const refusals = Array.from({ length: request.batch ? request.spends : 1 }, () => ({ error }));
       // httpBatchStreamLink reads every answer but a 200 as one JSON body, not one per call.
-      if (request?.stream) return streamReply(exchange, refusals.map((refusal) => Promise.resolve(refusal)), headers);
-      return callsReply(exchange, refusals, request?.batch ?? false, headers);
+      if (request.stream) return streamReply(exchange, refusals.map((refusal) => Promise.resolve(refusal)), headers);
+      return callsReply(exchange, refusals, request.batch, headers);
     }
-    if (!request) {
+    if (request.calls.length === 0) {
       // tRPC's own answer to HEAD, which varies with nothing.
       if (method === 'HEAD') return { kind: 'empty', status: 204, headers: admission.headers };
-      return trpcRefusal(exchange, methodNotAllowed(method, req.url, 'GET, HEAD, POST'), [...admission.headers, 'Allow', 'GET, HEAD, POST']);
+      return trpcRefusal(exchange, methodNotAllowed(method, exchange.req.url, TRPC_METHODS), [...admission.headers, 'Allow', TRPC_METHODS]);
     }
     const headers: FlatHeaders = [...admission.headers];
     // A streamed batch answers for as long as its slowest call: what has not started when its client leaves never does.
@@ -132,11 +120,11 @@ export const createTrpcTransport = ({ authenticate, admit, allowMethodOverride, 
         ? Promise.resolve({ error: each.refusal })
         : unreadable
           ? Promise.resolve(unreadable)
-          : answer(call(each.operation, each.ctx, inputs[index])),
+          : outcomeOf(call(each.operation, each.ctx, inputs[index])),
     );
     // A streamed batch answers each call as it settles; a plain one once all have.
     if (request.stream) return streamReply(exchange, outcomes, headers);
     return callsReply(exchange, await Promise.all(outcomes), request.batch, headers);
   };
-  return { serve, refuse: trpcRefusal };
+  return { read: readTrpc, answer, refuse: trpcRefusal };
 };

@@ -23,6 +23,32 @@ const scripts = new Map<string, string>();
 const sources = new Map<string, string[]>();
 let trail: string[] = [];
 
+interface FunctionCoverage {
+  ranges: { startOffset: number; count: number }[];
+}
+interface ScriptCoverage {
+  scriptId: string;
+  functions: FunctionCoverage[];
+}
+
+/** The calls of the service's own functions since the last count (V8's call counts), the runner's getters left out. */
+const callsSinceLastCount = async () => {
+  const { result } = await post<{ result: ScriptCoverage[] }>('Profiler.takePreciseCoverage');
+  let calls = 0;
+  for (const { scriptId, functions } of result) {
+    const source = sources.get(scriptId);
+    if (!source) continue;
+    const text = source.join('\n');
+    for (const { ranges } of functions) {
+      const [range] = ranges;
+      if (!range || range.count === 0 || range.startOffset === 0) continue;
+      if (/__vite_ssr_exportName__|__vi_ssr_/.test(text.slice(Math.max(0, text.lastIndexOf('\n', range.startOffset)), range.startOffset + 80))) continue;
+      calls += range.count;
+    }
+  }
+  return calls;
+};
+
 /**
  * vitest's module runner reads an imported binding through a function it adds to the exporting
  * module (`__vite_ssr_exportName__("name", () => { try { return name } catch {} })`): running it is
@@ -47,13 +73,17 @@ const answer = async (message: 'arm' | 'take' | 'disarm') => {
       const { locations } = await post<{ locations: object[] }>('Debugger.getPossibleBreakpoints', { start: { scriptId, lineNumber: 0, columnNumber: 0 } });
       for (const location of locations) breakpoints.push((await post<{ breakpointId: string }>('Debugger.setBreakpoint', { location })).breakpointId);
     }
+    await post('Profiler.enable');
+    await post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+    await callsSinceLastCount();
     trail = [];
   } else if (message === 'take') {
-    port.postMessage(trail);
+    port.postMessage({ trail, calls: await callsSinceLastCount() });
     trail = [];
     return;
   } else {
     for (const breakpointId of breakpoints.splice(0)) await post('Debugger.removeBreakpoint', { breakpointId });
+    await post('Profiler.stopPreciseCoverage');
     clearInterval(keepAlive);
     session.disconnect();
   }

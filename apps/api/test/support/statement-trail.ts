@@ -10,8 +10,11 @@ import { Worker } from 'node:worker_threads';
  */
 
 export interface StatementTrail {
-  /** The files each piece of work ran, in order, a file's statements in a row counted once. */
-  follow(work: () => Promise<unknown>): Promise<string[]>;
+  /**
+   * The files each piece of work ran, in order, a file's statements in a row counted once; and
+   * how many calls of the service's functions it made.
+   */
+  follow(work: () => Promise<unknown>): Promise<{ trail: string[]; calls: number }>;
   close(): Promise<void>;
 }
 
@@ -26,8 +29,8 @@ export const startStatementTrail = async (pattern: RegExp): Promise<StatementTra
     follow: async (work) => {
       await work();
       worker.postMessage('take');
-      const trail = await answer<string[]>();
-      return trail.filter((file, index) => index === 0 || trail[index - 1] !== file);
+      const { trail, calls } = await answer<{ trail: string[]; calls: number }>();
+      return { trail: trail.filter((file, index) => index === 0 || trail[index - 1] !== file), calls };
     },
     close: async () => {
       worker.postMessage('disarm');
