@@ -66,14 +66,14 @@ export interface AdmissionSteps {
 /**
  * The one lifecycle both API transports pass through, as Fastify's one lifecycle runs every route:
  * the transport's wire reads the request (or answers it whole), admission takes it, once and the
- * same for both, and the wire answers what admission said. Each step is a promise reaction handed
- * the request, so the request reads forward and comes back to no step, this one included.
+ * same for both, and the wire answers what admission said. Each step after the key check is a
+ * promise reaction handed the request, so the request reads forward and comes back to no step.
  */
 export const throughAdmission = <Request extends Admissible>({ authenticate, admit }: AdmissionSteps, wire: Wire<Request>): Transport => ({
   serve: (exchange) => {
     const request = wire.read(exchange);
     if (request instanceof Promise) return request;
-    return Promise.resolve(exchange.req).then(authenticate).then(admit.bind(undefined, exchange.req, request.spends)).then(wire.answer.bind(undefined, request));
+    return authenticate(exchange.req).then(admit.bind(undefined, exchange.req, request.spends)).then(wire.answer.bind(undefined, request));
   },
   refuse: wire.refuse,
 });
