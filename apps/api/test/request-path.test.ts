@@ -10,6 +10,18 @@ import { entriesByFile, startStatementTrail } from './support/statement-trail.js
  * to. On PostgreSQL the store is two files: its statements, and the pipelined connections they go on.
  */
 const MAX_ENTRIES = 2;
+
+/**
+ * The one lifecycle (front-door.ts's `throughAdmission`) hands the request to the transport's wire
+ * to read, then to the key check, as Fastify's lifecycle calls each hook in turn: entered once more
+ * than a stage. Reaching the key check as a promise reaction instead cost 4-11% of the CPU of the
+ * cheapest calls (docs/decisions/2026-11-28-one-lifecycle-for-both-transports.md).
+ */
+const LIFECYCLE = 'apps/api/src/front-door/front-door.ts';
+const MAX_LIFECYCLE_ENTRIES = 3;
+
+/** The most times `file` may be entered by a GET. */
+const entriesAllowed = (file: string) => (file.endsWith(LIFECYCLE) ? MAX_LIFECYCLE_ENTRIES : MAX_ENTRIES);
 const MAX_FILES_ON_THE_PATH = TEST_ENGINE === 'postgres' ? 17 : 16;
 
 /**
@@ -117,12 +129,12 @@ const report = (what: string, { entries, calls, shown }: Walk) => {
   if (process.env.SHOW_WALK) console.info(`${what}: ${entries.length} files, ${entries.reduce((sum, [, times]) => sum + times, 0)} entries, ${calls} calls\n${shown}`);
 };
 
-it(`runs a GET /v1/pets/{petId} through at most ${MAX_FILES_ON_THE_PATH} files of apps/api and core, each entered at most ${MAX_ENTRIES} times`, async ({ server }) => {
+it(`runs a GET /v1/pets/{petId} through at most ${MAX_FILES_ON_THE_PATH} files of apps/api and core, each entered at most ${MAX_ENTRIES} times (the lifecycle ${MAX_LIFECYCLE_ENTRIES})`, async ({ server }) => {
   await createPet(server.url, server.apiKey);
   const walk = await walkOf(`${server.url}/v1/pets/1`, { Authorization: `Bearer ${server.apiKey}` });
   report('GET', walk);
   expect(walk.entries.length, walk.shown).toBeLessThanOrEqual(MAX_FILES_ON_THE_PATH);
-  expect(Math.max(...walk.entries.map(([, times]) => times)), walk.shown).toBeLessThanOrEqual(MAX_ENTRIES);
+  for (const [file, times] of walk.entries) expect(times, `${file}\n${walk.shown}`).toBeLessThanOrEqual(entriesAllowed(file));
 });
 
 it(`runs a streamed tRPC batch of two getPet calls through the same ${MAX_FILES_ON_THE_PATH} files, each entered at most ${MAX_BATCH_ENTRIES} times`, async ({ server }) => {
