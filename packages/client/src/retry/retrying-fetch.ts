@@ -22,6 +22,7 @@ const isRepeatable = (request: Request) => request.method === 'GET' || request.m
 /**
  * A fetch that retries a network error, a timeout, 429 and 503 with backoff and jitter, waiting
  * what `Retry-After` asks when the service says it. Every other answer, 4xx included, is final.
+ * `fetchOnce` is given each attempt's signal in its options, to hand on as it gets them.
  */
 export const retryingFetch = (
   fetchOnce: typeof globalThis.fetch,
@@ -29,23 +30,26 @@ export const retryingFetch = (
 ): typeof globalThis.fetch => {
   return async (input, init) => {
     const request = new Request(input, init);
+    const caller = init?.signal ?? request.signal;
     const retries = isRepeatable(request) ? maxRetries : 0;
     for (let attempt = 0; ; attempt += 1) {
       const last = attempt >= retries;
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const sent = new Request(last ? request : request.clone(), { signal: AbortSignal.any([request.signal, timeout]) });
+      // The attempt's signal is fetch's own option, not a Request's: a Request follows another's
+      // signal through a controller the garbage collector may take, and the timeout of an attempt
+      // sent so then never reached it (docs/decisions/2026-11-29-client-timeout-and-the-garbage-collector.md).
+      const signal = AbortSignal.any([caller, AbortSignal.timeout(timeoutMs)]);
       let response: Response;
       try {
-        response = await fetchOnce(sent);
+        response = await fetchOnce(last ? request : request.clone(), { signal });
       } catch (error) {
         // The caller's own abort ends the call; a lost connection or a timeout is tried again.
-        if (last || request.signal.aborted) throw error;
-        await pause(delayBeforeRetry(attempt, null), request.signal);
+        if (last || caller.aborted) throw error;
+        await pause(delayBeforeRetry(attempt, null), caller);
         continue;
       }
       if (last || !RETRIED_STATUSES.has(response.status)) return response;
       await response.body?.cancel();
-      await pause(delayBeforeRetry(attempt, response.headers.get('retry-after')), request.signal);
+      await pause(delayBeforeRetry(attempt, response.headers.get('retry-after')), caller);
     }
   };
 };

@@ -11,15 +11,24 @@ export type Mishap =
   /** Answers in the service's stead, as the service answers "later" on that path: e.g. 429 with `Retry-After`. */
   | { kind: 'answer'; status: number; headers: Record<string, string> };
 
+/** A request as it reached the proxy. */
+export interface Arrival {
+  method: string;
+  idempotencyKey: string | null;
+}
+
 export interface FlakyProxy {
   /** The address to give a client instead of the service's. */
   url: string;
+  /** Every request that reached the proxy, mishaps included, oldest first. */
+  arrivals: Arrival[];
   /** Arms a mishap for the next request, or for the next `times` requests. */
   next(mishap: Mishap, times?: number): void;
   close(): Promise<void>;
 }
 
-const REQUEST_LINE = /^[A-Z]+ (\S+) HTTP\/1\.1\r\n/;
+const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/1\.1\r\n/;
+const IDEMPOTENCY_KEY = /\r\nidempotency-key: *([^\r]*)\r\n/i;
 
 /** The service's "later": the Error body on `/v1`, tRPC's envelope with that code in `data` on `/trpc`. */
 const rawAnswer = (path: string, status: number, headers: Record<string, string>) => {
@@ -42,13 +51,16 @@ export const startFlakyProxy = async (target: string): Promise<FlakyProxy> => {
   const { hostname, port } = new URL(target);
   let armed: Mishap | undefined;
   let left = 0;
+  const arrivals: Arrival[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(Number(port), hostname);
     sockets.add(client).add(upstream);
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
-      const path = REQUEST_LINE.exec(chunk.toString('latin1'))?.[1];
+      const head = chunk.toString('latin1');
+      const [, method, path] = REQUEST_LINE.exec(head) ?? [];
+      if (method !== undefined) arrivals.push({ method, idempotencyKey: IDEMPOTENCY_KEY.exec(head)?.[1] ?? null });
       const mishap = path === undefined ? undefined : armed;
       if (mishap && --left === 0) armed = undefined;
       if (mishap?.kind === 'stall') {
@@ -88,6 +100,7 @@ export const startFlakyProxy = async (target: string): Promise<FlakyProxy> => {
   if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
   return {
     url: `http://127.0.0.1:${String(address.port)}`,
+    arrivals,
     next: (mishap, times = 1) => {
       armed = mishap;
       left = times;
