@@ -1,10 +1,9 @@
-import { type TestServer, descendantsOf, startTestServer } from '@petstore/api/testing';
+import { type TestServer, descendantsOf, portNobodyHolds, startTestServer } from '@petstore/api/testing';
 import { launchChromium } from '@petstore/api/testing/chromium';
 import { createPetstoreClient, isPetstoreError } from '@petstore/client';
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -34,15 +33,6 @@ let browser: Browser | undefined;
 let page: Page;
 /** What the page threw. (The browser logs each refused call and the missing favicon as an error of its own.) */
 const pageErrors: string[] = [];
-
-const portNobodyHolds = async () => {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const address = probe.address();
-  probe.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-};
 
 /** Resolves once `pattern` is in what `npx pnpm dev` printed, with its match. */
 const printedMatch = (pattern: RegExp) =>

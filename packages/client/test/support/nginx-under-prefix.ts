@@ -1,8 +1,8 @@
+import { portNobodyHolds } from '@petstore/api/testing';
 import { acceptsConnections } from '@petstore/core/testing';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,15 +14,6 @@ export interface NginxUnderPrefix {
   paths(this: void): string[];
   dispose(this: void): Promise<void>;
 }
-
-const portNobodyHolds = async () => {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-};
 
 /**
  * An ingress as a cluster or a gateway stage has one: the service under `prefix` (`/petstore/`),
