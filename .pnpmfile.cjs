@@ -15,8 +15,24 @@ if (handled) {
   );
 }
 
+/** The scripts an install of a package runs; no other script means anything to the app that installs it. */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
+
+/**
+ * What a packed or published manifest keeps of the workspace's: no devDependencies (the workspace's
+ * own packages among them, which exist nowhere else) and no script but those an install runs
+ * (the rest name files the package does not ship). pnpm has already turned `workspace:` into
+ * versions and applied `publishConfig`.
+ */
+const forTheRegistry = (manifest) => {
+  const { devDependencies, scripts, ...published } = manifest;
+  const kept = Object.entries(scripts ?? {}).filter(([name]) => INSTALL_SCRIPTS.includes(name));
+  return kept.length === 0 ? published : { ...published, scripts: Object.fromEntries(kept) };
+};
+
 module.exports = {
   hooks: {
     updateConfig: (config) => (handled ? Object.assign(config, { nodeVersion: version }) : config),
+    beforePacking: forTheRegistry,
   },
 };

@@ -10,6 +10,9 @@ export default defineConfig({
     exclude: [...leftOutWithout({ Chromium: ['test/app.test.ts'] }), '**/node_modules/**'],
     passWithNoTests: isSqliteOnlyRun(),
     testTimeout: 60_000,
+    // The app is served by Vite's dev server, which compiles each module when the page first asks
+    // for it: on two busy cores, a page's first answer can take seconds.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 120_000,
   },
 });

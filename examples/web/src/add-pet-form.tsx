@@ -1,10 +1,11 @@
 import type { PetStatus } from '@petstore/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type SubmitEvent, useState } from 'react';
+import { CallError } from './call-error.js';
 import { useTRPC } from './trpc.js';
 
 /** Adds an animal; the server's validation message, when it refuses one, is shown as it is. */
-export const AddPetForm = () => {
+export const AddPetForm = ({ url }: { url: string }) => {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
@@ -41,7 +42,7 @@ export const AddPetForm = () => {
       <button type="submit" disabled={create.isPending}>
         Add
       </button>
-      {create.isError && <p role="alert">{create.error.message}</p>}
+      {create.isError && <CallError error={create.error} url={url} />}
     </form>
   );
 };

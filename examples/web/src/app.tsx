@@ -1,5 +1,6 @@
-import { createPetstoreClient } from '@petstore/client';
+import { type AppRouter, petstoreLinks } from '@petstore/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { type TRPCClient, createTRPCClient } from '@trpc/client';
 import { useState } from 'react';
 import { AddPetForm } from './add-pet-form.js';
 import { type Connection, KeyForm } from './key-form.js';
@@ -12,11 +13,14 @@ const queryClient = new QueryClient({
 });
 
 export const App = () => {
-  const [client, setClient] = useState<ReturnType<typeof createPetstoreClient>>();
+  const [client, setClient] = useState<TRPCClient<AppRouter>>();
+  const [url, setUrl] = useState('');
   const connect = ({ url, apiKey }: Connection) => {
     queryClient.clear();
-    // An updater: the client is a callable proxy, which React would otherwise call as one.
-    setClient(() => createPetstoreClient({ url, apiKey }));
+    setUrl(url);
+    // The app's own tRPC client (it is on tRPC already), made of the links the package gives. An
+    // updater: the client is a callable proxy, which React would otherwise call as one.
+    setClient(() => createTRPCClient<AppRouter>({ links: petstoreLinks({ url, apiKey }) }));
   };
   return (
     <main style={{ fontFamily: 'system-ui, sans-serif', maxWidth: 720, margin: '2rem auto', padding: '0 1rem' }}>
@@ -25,8 +29,8 @@ export const App = () => {
       {client && (
         <QueryClientProvider client={queryClient}>
           <TRPCProvider trpcClient={client} queryClient={queryClient}>
-            <AddPetForm />
-            <PetList />
+            <AddPetForm url={url} />
+            <PetList url={url} />
           </TRPCProvider>
         </QueryClientProvider>
       )}

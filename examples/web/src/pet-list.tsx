@@ -1,13 +1,14 @@
 import type { PetStatus } from '@petstore/client';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { CallError } from './call-error.js';
 import { useTRPC } from './trpc.js';
 
 export const PAGE_SIZE = 5;
 const STATUSES: PetStatus[] = ['available', 'pending', 'sold'];
 
 /** The animals, a page at a time: "Load more" asks for the page after the last one's `nextCursor`. */
-export const PetList = () => {
+export const PetList = ({ url }: { url: string }) => {
   const trpc = useTRPC();
   const [status, setStatus] = useState<PetStatus | ''>('');
   const pets = useInfiniteQuery(
@@ -29,7 +30,7 @@ export const PetList = () => {
         </select>
       </label>
       {pets.isPending && <p>Loading…</p>}
-      {pets.isError && <p role="alert">{pets.error.message}</p>}
+      {pets.isError && <CallError error={pets.error} url={url} />}
       <ul>
         {pets.data?.pages.flatMap((page) =>
           page.items.map((pet) => (

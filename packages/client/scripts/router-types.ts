@@ -12,10 +12,19 @@ export const TYPES_PATH = join(PACKAGE_DIR, 'src/generated/router-types.ts');
  */
 const PROBE_PATH = join(PACKAGE_DIR, 'src/generated/router-probe.ts');
 const PROBE = `
-import type { AppRouter, ListPetsQuery, NewPet, Pet, PetStatus } from '@petstore/core';
+import type { AppRouter, ListPetsQuery, Pet, PetPage, PetStatus } from '@petstore/core';
 type Plain<T> = T extends (infer U)[] ? Plain<U>[] : T extends object ? { [K in keyof T]: Plain<T[K]> } : T;
 type Procedures = AppRouter['_def']['record'];
-export type Named = { Pet: Plain<Pet>; PetStatus: PetStatus; NewPet: Plain<NewPet>; ListPetsQuery: Plain<ListPetsQuery>; ErrorShape: Plain<AppRouter['_def']['_config']['$types']['errorShape']> };
+type ErrorShape = AppRouter['_def']['_config']['$types']['errorShape'];
+export type Named = {
+  Pet: Plain<Pet>;
+  PetStatus: PetStatus;
+  NewPet: Plain<Procedures['createPet']['_def']['$types']['input']>;
+  ListPetsQuery: Plain<ListPetsQuery>;
+  PetPage: Plain<PetPage>;
+  PetstoreErrorCode: ErrorShape['data']['code'];
+  ErrorShape: Plain<ErrorShape>;
+};
 export type Procedure = { [K in keyof Procedures]: { type: Procedures[K]['_def']['type']; input: Plain<Procedures[K]['_def']['$types']['input']>; output: Plain<Procedures[K]['_def']['$types']['output']> } };
 `;
 
@@ -54,11 +63,22 @@ export const generateRouterTypes = (): string => {
   const print = (type: ts.Type) => checker.typeToString(type, undefined, FLAGS);
   const propertiesOf = (type: ts.Type) => checker.getPropertiesOfType(type).map((property) => ({ name: property.name, type: checker.getTypeOfSymbol(property) }));
 
-  const named = propertiesOf(alias('Named')).map(({ name, type }) => `export type ${name} = ${print(type)};\n`);
+  const doc: Record<string, string> = {
+    NewPet: 'An animal as `createPet` takes it: `status` may be left out (the service then stores `available`).',
+    ListPetsQuery: "`listPets`'s query: every field optional.",
+    PetPage: 'A page of `listPets`: its animals, and the `cursor` of the next page (null on the last).',
+    PetstoreErrorCode: "Every code a failed call's `data.code` (tRPC) or `code` (REST's Error body) can hold.",
+    ErrorShape: "tRPC's error envelope as the service sends it: `data` holds the Error body's code and status.",
+  };
+  const named = propertiesOf(alias('Named')).map(({ name, type }) => `${doc[name] === undefined ? '' : `/** ${doc[name]} */\n`}export type ${name} = ${print(type)};\n`);
   const procedures = propertiesOf(alias('Procedure')).map(({ name, type }) => {
     const parts = Object.fromEntries(propertiesOf(type).map((part) => [part.name, print(part.type)]));
     const kind = parts.type === "'mutation'" ? 'TRPCMutationProcedure' : 'TRPCQueryProcedure';
     return `    ${name}: ${kind}<{ input: ${parts.input ?? 'never'}; output: ${parts.output ?? 'never'}; meta: object }>;\n`;
+  });
+  const operations = propertiesOf(alias('Procedure')).map(({ name }) => {
+    const pascal = name.charAt(0).toUpperCase() + name.slice(1);
+    return `\n/** What \`${name}\` takes and gives. */\nexport type ${pascal}Input = RouterInputs['${name}'];\nexport type ${pascal}Output = RouterOutputs['${name}'];\n`;
   });
   return `${BANNER}\n${named.join('\n')}
 /** The server's router as a client sees it: each procedure's kind, input and result. */
@@ -71,5 +91,5 @@ ${procedures.join('')}  }
 /** Each procedure's input and result by its name, such as \`RouterInputs['createPet']\`: every procedure has them, named or not. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
-`;
+${operations.join('')}`;
 };

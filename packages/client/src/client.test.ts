@@ -1,6 +1,6 @@
 import { type TestServer, contractFetch, startTestServer } from '@petstore/api/testing';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { type Pet, createPetstoreClient, isPetstoreError, pagesOfPets } from './index.js';
+import { type Pet, PetstoreRestError, createPetstoreClient, createPetstoreRestClient, isPetstoreError, pagesOfPets, restPagesOfPets } from './index.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -118,5 +118,25 @@ describe('the typed client', () => {
     expect(seen.slice(0, before.length)).toEqual(before);
     // Every animal added before the last page was read is in the walk.
     expect(seen).toEqual(expect.arrayContaining(added.slice(0, -1)));
+  });
+
+  it('walks the same pages over REST, by each page\'s Link', async () => {
+    const petstore = client();
+    for (let index = 0; index < 5; index++) await petstore.createPet.mutate({ name: `rest-walk${String(index)}`, categoryId: 6, status: 'pending' });
+    const rest = createPetstoreRestClient({ url: server.url, apiKey: server.apiKey });
+    const overTrpc: Pet[][] = [];
+    for await (const page of pagesOfPets(petstore, { status: 'pending', limit: 2 })) overTrpc.push(page);
+    const overRest: Pet[][] = [];
+    for await (const page of restPagesOfPets(rest, { status: 'pending', limit: 2 })) overRest.push(page);
+    expect(overRest).toEqual(overTrpc);
+    expect(overRest.length).toBeGreaterThan(2);
+  });
+
+  it('ends a REST walk that is refused with the Error body, as an error', async () => {
+    const rest = createPetstoreRestClient({ url: server.url, apiKey: server.apiKey });
+    const walk = restPagesOfPets(rest, { limit: 101 });
+    const error = await walk.next().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PetstoreRestError);
+    expect(error).toMatchObject({ code: 'BAD_REQUEST', status: 400, issues: [{ path: ['limit'] }] });
   });
 });

@@ -164,7 +164,7 @@ beforeAll(async () => {
   });
   registry = await step('registry filled', () => startLocalRegistry(copies, packed));
 
-  const setUp = page.setUp.replace(/\S*petstore-client-[\w.-]+\.tgz/, tarball);
+  const setUp = page.setUp.replace(/\S*petstore-client-[\w.*-]+\.tgz/, tarball);
   if (setUp === page.setUp) throw new Error(`the page's commands install no petstore-client tarball:\n${page.setUp}`);
   for (const app of [fresh, onTrpc]) mkdirSync(app);
   await step('fresh app set up as the page says', () => paste(setUp, fresh));
@@ -184,12 +184,60 @@ describe('the packed client', () => {
   it('holds its compiled code and declarations, its README and license, and every file its exports name', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n').filter((line) => line !== '').map((line) => line.replace(/^package\//, ''));
-    expect(files.filter((file) => !/^dist\/.+\.(?:js|d\.ts)$/.test(file)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(files.filter((file) => !/^dist\/.+\.(?:js|d\.ts)$/.test(file)).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
     expect(files.filter((file) => /test/.test(file))).toEqual([]);
     const { stdout: manifest } = await run('tar', ['-xzOf', tarball, 'package/package.json']);
     const targets = JSON.stringify((JSON.parse(manifest) as { exports: unknown }).exports).match(/"\.\/[^"]+"/g) ?? [];
     expect(targets.length).toBeGreaterThan(0);
     for (const target of targets) expect(files, target).toContain(target.slice(3, -1));
+  });
+});
+
+describe('the packed client, as the registry would take it', () => {
+  const packedManifest = async () => JSON.parse((await run('tar', ['-xzOf', tarball, 'package/package.json'])).stdout) as Record<string, unknown>;
+  const bin = (name: string) => join(PACKAGE_DIR, 'node_modules/.bin', name);
+
+  it('says what it is, and keeps nothing of the workspace: no devDependencies, no scripts, no workspace: ranges', async () => {
+    const manifest = await packedManifest();
+    expect(manifest).toMatchObject({ name: '@petstore/client', license: 'MIT', type: 'module', repository: { type: 'git', directory: 'packages/client' } });
+    expect(manifest.version).toMatch(/^0\.\d+\.\d+$/);
+    expect(manifest).not.toHaveProperty('private');
+    expect(manifest).not.toHaveProperty('devDependencies');
+    expect(manifest).not.toHaveProperty('scripts');
+    expect(JSON.stringify(manifest)).not.toMatch(/workspace:|petstore-source|@petstore\/(?:api|core)/);
+  });
+
+  it('passes publint and arethetypeswrong (as an ES module only), which report nothing', async () => {
+    const publint = await run(bin('publint'), ['run', '--strict', tarball]);
+    expect(publint.stdout).toMatch(/All good!/);
+    // The esm-only profile leaves out the two ways of loading a package an ES module alone cannot
+    // serve (node10, require from CommonJS): docs/decisions/2026-11-28-client-installs-by-its-docs.md.
+    const attw = await run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json']);
+    const { analysis } = JSON.parse(attw.stdout) as { analysis: { problems: { resolutionKind?: string }[] } };
+    expect(analysis.problems.filter(({ resolutionKind }) => resolutionKind !== 'node10' && resolutionKind !== 'node16-cjs')).toEqual([]);
+  });
+
+  it('passes `npm publish --dry-run`', async () => {
+    const { stdout, stderr } = await run('npm', ['publish', '--dry-run', tarball], { cwd: scratch, env: terminal() });
+    const printed = `${stdout}${stderr}`;
+    expect(printed).toMatch(/^\+ @petstore\/client@0\.\d+\.\d+$/m);
+    // A dry run needs no login, and says so; nothing else may be a warning.
+    const warnings = printed.split('\n').filter((line) => /^npm (?:warn|error)/i.test(line));
+    expect(warnings.filter((line) => !/requires you to be logged in .*\(dry-run\)$/.test(line))).toEqual([]);
+  });
+
+  it("links its README to the repository by absolute addresses, each to a file the repository holds", async () => {
+    const readme = (await run('tar', ['-xzOf', tarball, 'package/README.md'])).stdout;
+    const { url } = (await packedManifest()).repository as { url: string };
+    const repository = url.replace(/^git\+/, '').replace(/\.git$/, '');
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map(([, link = '']) => link);
+    expect(links.length).toBeGreaterThan(0);
+    for (const link of links) {
+      expect(link, "a link the registry's page can follow").toMatch(/^https:\/\//);
+      const inRepository = new RegExp(`^${repository.replace(/[.]/g, '\\.')}/blob/main/([^#]+)`).exec(link)?.[1];
+      if (inRepository !== undefined) expect(existsSync(join(PACKAGE_DIR, '../..', inRepository)), link).toBe(true);
+      else expect(link, 'the repository itself').toMatch(new RegExp(`^${repository.replace(/[.]/g, '\\.')}(?:#|$)`));
+    }
   });
 });
 
@@ -202,7 +250,7 @@ const COMPILE_TIMEOUT_MS = 180_000;
 describe('an app that installs the packed client as docs/typed-client.md says', () => {
   it('brings nothing of the server', async () => {
     const { stdout } = await run('npm', ['ls', '--all'], { cwd: fresh, env: terminal() });
-    expect(stdout).toContain('@petstore/client@1.0.0');
+    expect(stdout).toContain(`@petstore/client@${manifestOf(PACKAGE_DIR).version}`);
     expect(stdout).toContain('@trpc/client@');
     expect(stdout).toContain('openapi-fetch@');
     expect(stdout).not.toMatch(SERVER_PACKAGES);

@@ -1,6 +1,17 @@
 import { type TestServer, startTestServer } from '@petstore/api/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Pet, createPetstoreClient, createPetstoreRestClient, isPetstoreError, pagesOfPets, requestIdOf } from '../src/index.js';
+import {
+  DeadlineExceededError,
+  type Pet,
+  type PetstoreClientOptions,
+  type QueryLink,
+  type RetryEvent,
+  createPetstoreClient,
+  createPetstoreRestClient,
+  isPetstoreError,
+  pagesOfPets,
+  requestIdOf,
+} from '../src/index.js';
 import { collectGarbage } from './support/collect-garbage.js';
 import { type FlakyProxy, startFlakyProxy } from './support/flaky-proxy.js';
 
@@ -19,6 +30,7 @@ afterAll(async () => {
 let sent: { method: string; idempotencyKey: string | null }[] = [];
 beforeEach(() => {
   sent = [];
+  proxy.clear();
 });
 /**
  * Records each attempt, and hands fetch what it was given as it was given: a Request made of them
@@ -92,23 +104,6 @@ describe('answers that say "later"', () => {
     console.info(`retry figures: 429 with Retry-After: 1 waited out, answered after ${ms.toFixed(0)} ms in ${String(sent.length)} requests`);
   });
 
-  it("waits what the service's own 429 asks, rather than backing off on its own clock", async () => {
-    const limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1' });
-    try {
-      const petstore = createPetstoreClient({ ...options, url: limited.url, apiKey: limited.apiKey });
-      await petstore.listPets.query({ limit: 1 });
-      const stop = new AbortController();
-      const call = petstore.listPets.query({ limit: 1 }, { signal: stop.signal }).catch((caught: unknown) => caught);
-      // The quota's window is a minute: Retry-After says tens of seconds, backoff alone would have retried by now.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      stop.abort();
-      expect(isPetstoreError(await call)).toBe(true);
-      expect(sent).toHaveLength(2);
-    } finally {
-      await limited.dispose();
-    }
-  });
-
   it('retries 503 with backoff, a create keeping its key', async () => {
     proxy.next({ kind: 'answer', status: 503, headers: {} });
     const { data } = await restViaProxy().POST('/pets', { body: { name: 'After-503', categoryId: 1 } });
@@ -150,7 +145,8 @@ describe('answers that say "later"', () => {
     const error = await viaProxy().getPet.query({ petId: 1 }).catch((caught: unknown) => caught);
     expect(sent).toHaveLength(3);
     if (!isPetstoreError(error)) throw new Error('expected a failed call');
-    expect((error.meta?.response as Response | undefined)?.status).toBe(503);
+    // Streamed, the refusal comes inside an answer of 200, with its status in the call's data.
+    expect((error.meta?.response as Response | undefined)?.status).toBe(200);
     expect(error.data).toMatchObject({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503 });
   });
 });
@@ -167,5 +163,143 @@ describe('answers that say "no"', () => {
     expect(sent).toHaveLength(2);
     expect(rest.error).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
     expect(rest.response.headers.get('x-request-id')).toMatch(/\S/);
+  });
+});
+
+/** How a read travels: one of tRPC's links, or REST. */
+type Carrier = QueryLink | 'REST';
+const CARRIERS: Carrier[] = ['httpBatchStreamLink', 'httpBatchLink', 'httpLink', 'REST'];
+
+/** What a read through `carrier` ended with: its status when the service (or the proxy) answered, the error when none did. */
+interface Ending {
+  ok: boolean;
+  status?: number | undefined;
+  code?: string | undefined;
+  error?: unknown;
+  ms: number;
+  retries: RetryEvent[];
+}
+
+/** `listPets` of one animal through `carrier`, with the test's recording fetch and `options`. */
+const readThrough = async (carrier: Carrier, url: string, apiKey: string, options: Partial<PetstoreClientOptions> = {}, signal?: AbortSignal): Promise<Ending> => {
+  const retries: RetryEvent[] = [];
+  const settings = { ...options, url, apiKey, fetch: recordingFetch, onRetry: (event: RetryEvent) => { retries.push(event); options.onRetry?.(event); } };
+  const started = performance.now();
+  const ms = () => performance.now() - started;
+  if (carrier === 'REST') {
+    try {
+      const { response, error } = await createPetstoreRestClient(settings).GET('/pets', { params: { query: { limit: 1 } }, ...(signal && { signal }) });
+      return { ok: response.ok, status: response.status, code: error?.code, ms: ms(), retries };
+    } catch (error) {
+      return { ok: false, error, ms: ms(), retries };
+    }
+  }
+  try {
+    await createPetstoreClient({ ...settings, queryLink: carrier }).listPets.query({ limit: 1 }, signal && { signal });
+    return { ok: true, status: 200, ms: ms(), retries };
+  } catch (error) {
+    if (!isPetstoreError(error)) throw error;
+    return { ok: false, status: error.data?.httpStatus, code: error.data?.code, error: error.data === undefined ? error.cause : undefined, ms: ms(), retries };
+  }
+};
+const callName = (carrier: Carrier) => (carrier === 'REST' ? 'GET /v1/pets' : 'listPets');
+
+describe('every link and REST retry the same refusals the same way', () => {
+  it.for(CARRIERS.flatMap((carrier) => [429, 503].map((status) => [carrier, status] as const)))(
+    '%s: waits out %i with Retry-After: 1, then succeeds',
+    async ([carrier, status]) => {
+      proxy.next({ kind: 'answer', status, headers: { 'Retry-After': '1' } });
+      const ending = await readThrough(carrier, proxy.url, server.apiKey);
+      expect(ending).toMatchObject({ ok: true, status: 200 });
+      expect(ending.retries).toEqual([{ call: callName(carrier), attempt: 1, delayMs: 1_000, status }]);
+      expect(sent).toHaveLength(2);
+      expect(ending.ms).toBeGreaterThanOrEqual(1_000);
+    },
+  );
+
+  it.for(CARRIERS)("%s: retries a proxy's own 503 page (HTML, not the service's JSON) after backoff", async (carrier) => {
+    proxy.next({ kind: 'page', status: 503, headers: {} });
+    const ending = await readThrough(carrier, proxy.url, server.apiKey);
+    expect(ending).toMatchObject({ ok: true, status: 200 });
+    expect(ending.retries).toEqual([{ call: callName(carrier), attempt: 1, delayMs: expect.any(Number), status: 503 }]);
+    expect(ending.retries[0]?.delayMs).toBeLessThanOrEqual(250);
+  });
+
+  it.for(CARRIERS)('%s: retries a read whose connection is cut after the service answered', async (carrier) => {
+    proxy.next({ kind: 'cut-after-answer' });
+    const ending = await readThrough(carrier, proxy.url, server.apiKey);
+    expect(ending).toMatchObject({ ok: true, status: 200 });
+    expect(ending.retries).toEqual([{ call: callName(carrier), attempt: 1, delayMs: expect.any(Number), error: expect.anything() }]);
+    expect(sent).toHaveLength(2);
+  });
+
+  describe("the service's own 429, from a quota of one call a minute", () => {
+    let limited: TestServer;
+    beforeAll(async () => {
+      limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: '1' });
+      await createPetstoreClient({ url: limited.url, apiKey: limited.apiKey }).listPets.query({ limit: 1 }).catch(() => undefined);
+    });
+    afterAll(() => limited.dispose());
+
+    it.for(CARRIERS)('%s: is given to the caller at once when its Retry-After is past the longest wait (10 s)', async (carrier) => {
+      const ending = await readThrough(carrier, limited.url, limited.apiKey);
+      expect(ending).toMatchObject({ ok: false, status: 429, code: 'TOO_MANY_REQUESTS', retries: [] });
+      expect(sent).toHaveLength(1);
+      // Waiting what it asks (tens of seconds, the quota's window being a minute) would pass this.
+      expect(ending.ms).toBeLessThan(8_000);
+    });
+
+    it.for(CARRIERS)('%s: is waited out as its Retry-After asks when the longest wait allows it', async (carrier) => {
+      const stop = new AbortController();
+      const ending = await readThrough(
+        carrier,
+        limited.url,
+        limited.apiKey,
+        {
+          maxRetryDelayMs: 120_000,
+          deadlineMs: 180_000,
+          // What it would wait is seen; the test need not wait it.
+          onRetry: () => {
+            stop.abort();
+          },
+        },
+        stop.signal,
+      );
+      expect(ending.ok).toBe(false);
+      expect(ending.retries).toEqual([{ call: callName(carrier), attempt: 1, delayMs: expect.any(Number), status: 429 }]);
+      const { delayMs = 0 } = ending.retries[0] ?? {};
+      expect(delayMs % 1_000).toBe(0);
+      expect(delayMs).toBeGreaterThan(0);
+      expect(delayMs).toBeLessThanOrEqual(60_000);
+    });
+  });
+});
+
+describe("a call's deadline and the longest wait", () => {
+  it.for(CARRIERS)('%s: a call whose attempt hangs ends at deadlineMs, not at timeoutMs', async (carrier) => {
+    proxy.next({ kind: 'stall' });
+    const ending = await readThrough(carrier, proxy.url, server.apiKey, { timeoutMs: 60_000, deadlineMs: 1_500 });
+    expect(ending.ok).toBe(false);
+    expect(ending.error).toBeInstanceOf(DeadlineExceededError);
+    expect(ending.error).toMatchObject({ call: callName(carrier), deadlineMs: 1_500, attempts: 1 });
+    expect(ending.ms).toBeGreaterThanOrEqual(1_500);
+    expect(ending.ms).toBeLessThan(30_000);
+  });
+
+  it.for(CARRIERS)('%s: no wait starts that would end past the deadline: the call ends with the refusal', async (carrier) => {
+    proxy.next({ kind: 'answer', status: 503, headers: { 'Retry-After': '1' } }, 5);
+    const ending = await readThrough(carrier, proxy.url, server.apiKey, { maxRetries: 5, deadlineMs: 1_500 });
+    expect(ending).toMatchObject({ ok: false, status: 503, code: 'SERVICE_UNAVAILABLE' });
+    // One wait of a second, then a second refusal, whose wait would end past 1.5 s.
+    expect(ending.retries).toHaveLength(1);
+    expect(sent).toHaveLength(2);
+  });
+
+  it.for(CARRIERS)('%s: a Retry-After past maxRetryDelayMs ends the call with the refusal at once', async (carrier) => {
+    proxy.next({ kind: 'answer', status: 429, headers: { 'Retry-After': '30' } });
+    const ending = await readThrough(carrier, proxy.url, server.apiKey, { maxRetryDelayMs: 5_000 });
+    expect(ending).toMatchObject({ ok: false, status: 429, code: 'TOO_MANY_REQUESTS', retries: [] });
+    expect(sent).toHaveLength(1);
+    expect(ending.ms).toBeLessThan(20_000);
   });
 });

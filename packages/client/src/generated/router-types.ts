@@ -8,11 +8,20 @@ export type Pet = { id: number; name: string; categoryId: number; status: 'avail
 
 export type PetStatus = 'available' | 'pending' | 'sold';
 
-export type NewPet = { name: string; categoryId: number; status: 'available' | 'pending' | 'sold'; };
+/** An animal as `createPet` takes it: `status` may be left out (the service then stores `available`). */
+export type NewPet = { name: string; categoryId: number; status?: 'available' | 'pending' | 'sold' | undefined; };
 
+/** `listPets`'s query: every field optional. */
 export type ListPetsQuery = { limit?: number | undefined; status?: 'available' | 'pending' | 'sold' | undefined; cursor?: string | undefined; };
 
-export type ErrorShape = { message: string; code: -32004 | -32603 | -32600 | -32099 | -32009 | -32003 | -32005 | -32700 | -32013 | -32002 | -32012 | -32028 | -32008 | -32029 | -32001 | -32022 | -32015; data: { code: string; httpStatus: number; }; };
+/** A page of `listPets`: its animals, and the `cursor` of the next page (null on the last). */
+export type PetPage = { items: { id: number; name: string; categoryId: number; status: 'available' | 'pending' | 'sold'; }[]; nextCursor: string | null; };
+
+/** Every code a failed call's `data.code` (tRPC) or `code` (REST's Error body) can hold. */
+export type PetstoreErrorCode = 'NOT_FOUND' | 'BAD_GATEWAY' | 'BAD_REQUEST' | 'CLIENT_CLOSED_REQUEST' | 'CONFLICT' | 'FORBIDDEN' | 'GATEWAY_TIMEOUT' | 'INTERNAL_SERVER_ERROR' | 'METHOD_NOT_SUPPORTED' | 'NOT_IMPLEMENTED' | 'PARSE_ERROR' | 'PAYLOAD_TOO_LARGE' | 'PAYMENT_REQUIRED' | 'PRECONDITION_FAILED' | 'PRECONDITION_REQUIRED' | 'SERVICE_UNAVAILABLE' | 'TIMEOUT' | 'TOO_MANY_REQUESTS' | 'UNAUTHORIZED' | 'UNPROCESSABLE_CONTENT' | 'UNSUPPORTED_MEDIA_TYPE';
+
+/** tRPC's error envelope as the service sends it: `data` holds the Error body's code and status. */
+export type ErrorShape = { message: string; code: -32004 | -32603 | -32600 | -32099 | -32009 | -32003 | -32005 | -32700 | -32013 | -32002 | -32012 | -32028 | -32008 | -32029 | -32001 | -32022 | -32015; data: { code: 'NOT_FOUND' | 'BAD_GATEWAY' | 'BAD_REQUEST' | 'CLIENT_CLOSED_REQUEST' | 'CONFLICT' | 'FORBIDDEN' | 'GATEWAY_TIMEOUT' | 'INTERNAL_SERVER_ERROR' | 'METHOD_NOT_SUPPORTED' | 'NOT_IMPLEMENTED' | 'PARSE_ERROR' | 'PAYLOAD_TOO_LARGE' | 'PAYMENT_REQUIRED' | 'PRECONDITION_FAILED' | 'PRECONDITION_REQUIRED' | 'SERVICE_UNAVAILABLE' | 'TIMEOUT' | 'TOO_MANY_REQUESTS' | 'UNAUTHORIZED' | 'UNPROCESSABLE_CONTENT' | 'UNSUPPORTED_MEDIA_TYPE'; httpStatus: number; }; };
 
 /** The server's router as a client sees it: each procedure's kind, input and result. */
 export type AppRouter = TRPCBuiltRouter<
@@ -27,3 +36,15 @@ export type AppRouter = TRPCBuiltRouter<
 /** Each procedure's input and result by its name, such as `RouterInputs['createPet']`: every procedure has them, named or not. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+/** What `listPets` takes and gives. */
+export type ListPetsInput = RouterInputs['listPets'];
+export type ListPetsOutput = RouterOutputs['listPets'];
+
+/** What `createPet` takes and gives. */
+export type CreatePetInput = RouterInputs['createPet'];
+export type CreatePetOutput = RouterOutputs['createPet'];
+
+/** What `getPet` takes and gives. */
+export type GetPetInput = RouterInputs['getPet'];
+export type GetPetOutput = RouterOutputs['getPet'];

@@ -1,10 +1,12 @@
 import createClient from 'openapi-fetch';
 import { REST_PREFIX } from '../generated/server-constants.js';
-import { type RetryOptions, retryingFetch } from '../retry/retrying-fetch.js';
-import type { paths } from '../generated/openapi-types.js';
+import { underBase } from '../base-url.js';
+import type { RetryOptions } from '../retry/retry-options.js';
+import { retryingFetch } from '../retry/retrying-fetch.js';
+import type { components, paths } from '../generated/openapi-types.js';
 
 export interface PetstoreRestClientOptions extends RetryOptions {
-  /** The service's base address, e.g. `http://127.0.0.1:3000`; paths are under its `REST_PREFIX` (`/v1`). */
+  /** The service's base address, e.g. `http://127.0.0.1:3000` or `https://example.com/petstore/`; its path is kept, and paths are under its `/v1`. */
   url: string | URL;
   apiKey: string;
   /** Defaults to the global fetch. */
@@ -18,7 +20,7 @@ export interface PetstoreRestClientOptions extends RetryOptions {
  */
 export const createPetstoreRestClient = ({ url, apiKey, fetch = globalThis.fetch, ...retry }: PetstoreRestClientOptions) => {
   const client = createClient<paths>({
-    baseUrl: new URL(REST_PREFIX, url).toString(),
+    baseUrl: underBase(url, REST_PREFIX),
     headers: { Authorization: `Bearer ${apiKey}` },
     fetch: retryingFetch(fetch, retry),
   });
@@ -33,3 +35,6 @@ export const createPetstoreRestClient = ({ url, apiKey, fetch = globalThis.fetch
 
 export type PetstoreRestClient = ReturnType<typeof createPetstoreRestClient>;
 export type { components as RestSchemas, paths as RestPaths } from '../generated/openapi-types.js';
+/** The body of every REST error: `code` (a `PetstoreErrorCode`), `message`, `status`, and on a 400 for bad input, `issues`. */
+export type RestError = components['schemas']['Error'];
+export type RestValidationIssue = components['schemas']['ValidationIssue'];

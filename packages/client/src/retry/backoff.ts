@@ -10,13 +10,11 @@ export const retryAfterMs = (header: string | null, now = Date.now()): number | 
 };
 
 /**
- * What the service asked for, or exponential backoff with jitter (half fixed, half random), so
- * that clients cut off together do not come back together.
+ * Exponential backoff with jitter (half fixed, half random) before retry number `retry` (from 0),
+ * so that clients cut off together do not come back together.
  */
-export const delayBeforeRetry = (attempt: number, retryAfter: string | null): number => {
-  const asked = retryAfterMs(retryAfter);
-  if (asked !== undefined) return asked;
-  const backoff = Math.min(MAX_BACKOFF_MS, BASE_DELAY_MS * 2 ** attempt);
+export const backoffMs = (retry: number): number => {
+  const backoff = Math.min(MAX_BACKOFF_MS, BASE_DELAY_MS * 2 ** retry);
   return backoff / 2 + Math.random() * (backoff / 2);
 };
 

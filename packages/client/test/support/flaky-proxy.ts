@@ -8,8 +8,13 @@ export type Mishap =
   | { kind: 'cut-after-answer' }
   /** Holds the request: neither forwards it nor answers. */
   | { kind: 'stall' }
-  /** Answers in the service's stead, as the service answers "later" on that path: e.g. 429 with `Retry-After`. */
-  | { kind: 'answer'; status: number; headers: Record<string, string> };
+  /**
+   * Answers in the service's stead, as the service answers "later" on that path and link: e.g. 429
+   * with `Retry-After`; a streamed batch gets 200 with the refusal inside, as the service sends it.
+   */
+  | { kind: 'answer'; status: number; headers: Record<string, string> }
+  /** Answers as a proxy in front of the service would with its own error page: HTML, not the service's JSON. */
+  | { kind: 'page'; status: number; headers: Record<string, string> };
 
 /** A request as it reached the proxy. */
 export interface Arrival {
@@ -24,24 +29,41 @@ export interface FlakyProxy {
   arrivals: Arrival[];
   /** Arms a mishap for the next request, or for the next `times` requests. */
   next(mishap: Mishap, times?: number): void;
+  /** Disarms what is left of the last mishap armed. */
+  clear(): void;
   close(): Promise<void>;
 }
 
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/1\.1\r\n/;
 const IDEMPOTENCY_KEY = /\r\nidempotency-key: *([^\r]*)\r\n/i;
+const STREAM_ACCEPTED = /\r\ntrpc-accept: *application\/jsonl\r\n/i;
 
-/** The service's "later": the Error body on `/v1`, tRPC's envelope with that code in `data` on `/trpc`. */
-const rawAnswer = (path: string, status: number, headers: Record<string, string>) => {
+const response = (status: number, reason: string, headers: Record<string, string>, contentType: string, body: string) => {
+  const lines = Object.entries({ ...headers, 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+  return `HTTP/1.1 ${String(status)} ${reason}\r\n${lines.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`;
+};
+
+/**
+ * The service's "later", as it sends it (see its answers with `curl -i`): the Error body on `/v1`;
+ * on `/trpc` tRPC's envelope with that code in `data`, alone for httpLink, one per call in an array
+ * for httpBatchLink, and for httpBatchStreamLink a stream answered 200, one per call in its head.
+ */
+const serviceAnswer = (path: string, head: string, status: number, headers: Record<string, string>) => {
   const code = status === 429 ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE';
   const message = 'Try again later.';
-  const body = JSON.stringify(
-    path.startsWith('/trpc')
-      ? { error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status } } }
-      : { code, message, status },
-  );
-  const lines = Object.entries({ ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
-  return `HTTP/1.1 ${String(status)} Later\r\n${lines.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`;
+  if (!path.startsWith('/trpc')) return response(status, 'Later', headers, 'application/json', JSON.stringify({ code, message, status }));
+  const envelope = { error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status } } };
+  const url = new URL(path, 'http://proxy');
+  if (url.searchParams.get('batch') !== '1') return response(status, 'Later', headers, 'application/json', JSON.stringify(envelope));
+  const calls = url.pathname.slice('/trpc/'.length).split(',');
+  if (!STREAM_ACCEPTED.test(head)) return response(status, 'Later', headers, 'application/json', JSON.stringify(calls.map(() => envelope)));
+  const streamHead = Object.fromEntries(calls.map((_, index) => [String(index), [[envelope]]]));
+  return response(200, 'OK', headers, 'application/json', `${JSON.stringify(streamHead)}\n`);
 };
+
+/** A proxy's own error page. */
+const proxyPage = (status: number, headers: Record<string, string>) =>
+  response(status, 'Proxy', headers, 'text/html', `<html><body><h1>${String(status)}</h1><p>The proxy's own page.</p></body></html>`);
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a real service, for what a network does to a client: a
@@ -69,8 +91,8 @@ export const startFlakyProxy = async (target: string): Promise<FlakyProxy> => {
         upstream.removeListener('close', closeBoth).removeListener('error', closeBoth).destroy();
         return;
       }
-      if (mishap?.kind === 'answer') {
-        client.end(rawAnswer(path ?? '', mishap.status, mishap.headers));
+      if (mishap?.kind === 'answer' || mishap?.kind === 'page') {
+        client.end(mishap.kind === 'page' ? proxyPage(mishap.status, mishap.headers) : serviceAnswer(path ?? '', head, mishap.status, mishap.headers));
         upstream.destroy();
         return;
       }
@@ -104,6 +126,10 @@ export const startFlakyProxy = async (target: string): Promise<FlakyProxy> => {
     next: (mishap, times = 1) => {
       armed = mishap;
       left = times;
+    },
+    clear: () => {
+      armed = undefined;
+      left = 0;
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
