@@ -51,7 +51,7 @@ describe('the docs page in a browser', () => {
 
   it('keeps the key entered only in the page, not in the browser\'s storage', async ({ server }) => {
     // After the test above entered it: Swagger UI's persistAuthorization would keep it in localStorage.
-    const stored = await page.evaluate(() => JSON.stringify({ ...window.localStorage, ...window.sessionStorage }));
+    const stored = await page.evaluate<string>('JSON.stringify({ ...localStorage, ...sessionStorage })');
     expect(stored).not.toContain(server.apiKey.slice(17));
   });
 

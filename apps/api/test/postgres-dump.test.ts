@@ -23,7 +23,8 @@ const lineOf = (command: string) => documented.find((line) => line.includes(comm
 describe.runIf(TEST_ENGINE === 'postgres')('a store on PostgreSQL, backed up as docs/operating.md says', () => {
   it('dumps to a file readable by its owner only under a shell umask of 022, which restores every key', async ({ storage }) => {
     const url = storage.env.DATABASE_URL ?? '';
-    const db = await openDatabase({ url });
+    // sqliteFile: unused, the URL names PostgreSQL.
+    const db = await openDatabase({ url, sqliteFile: ':memory:' });
     await createApiKeys(db.apiKeys).create('ops');
     await db.close();
     const folder = mkdtempSync(join(tmpdir(), 'petstore-dump-'));
@@ -39,7 +40,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('a store on PostgreSQL, backed up as 
       expect(restore).toContain(restored.url);
       const restoring = await collect(spawnCommand('sh', ['-c', restore], {}, folder));
       expect(restoring.code, restoring.stderr).toBe(0);
-      const again = await openDatabase({ url: restored.url });
+      const again = await openDatabase({ url: restored.url, sqliteFile: ':memory:' });
       expect((await again.apiKeys.list()).map((key) => key.name)).toEqual(['ops']);
       await again.close();
     } finally {

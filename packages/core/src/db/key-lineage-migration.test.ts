@@ -53,7 +53,7 @@ const OLD_ROWS = [
 ];
 
 /** What the migrated database holds, and a retry with key 3 of the record key 1 wrote. */
-const expectCarriedOver = async (db: Database, records: { key_lineage: string; key: string; pet_id: number }[]) => {
+const expectCarriedOver = async (db: Database, records: { key_lineage: string; key: string; pet_id: number | string }[]) => {
   expect((await db.apiKeys.list()).map((key) => [key.id, key.lineage])).toEqual([
     [1, '00000000000a'],
     [2, '00000000000a'],
@@ -107,7 +107,8 @@ describe('the migration to key lineages', () => {
       await client.query(OLD_ROWS[2] ?? '', [at(1), at(2), at(3)]);
       const db = await openPostgresDatabase(url);
       try {
-        const { rows } = await client.query<{ key_lineage: string; key: string; pet_id: number }>('select key_lineage, key, pet_id from idempotency_keys order by key_lineage, key');
+        // pg reads a bigint as a string.
+        const { rows } = await client.query<{ key_lineage: string; key: string; pet_id: string }>('select key_lineage, key, pet_id from idempotency_keys order by key_lineage, key');
         await expectCarriedOver(db, rows);
       } finally {
         await db.close();

@@ -18,8 +18,15 @@
 
 const BIDI_CONTROL = /\p{Bidi_Control}/u;
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
-const JOINER = /[\u200c\u200d]/u;
-const VARIATION_SELECTOR = /[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
+const codeOf = (character: string) => character.codePointAt(0) ?? 0;
+const isJoiner = (character: string) => codeOf(character) === 0x200c || codeOf(character) === 0x200d;
+const isVariationSelector = (character: string) => {
+  const code = codeOf(character);
+  return (code >= 0xfe00 && code <= 0xfe0f) || (code >= 0xe0100 && code <= 0xe01ef);
+};
+
+/** The invisible characters a name may hold, in their place: the joiners and the variation selectors. */
+export const mayHoldInPlace = (character: string): boolean => isJoiner(character) || isVariationSelector(character);
 const SHOWN = /[\p{L}\p{N}\p{P}\p{S}]/u;
 const BLANK_BRAILLE = '\u2800';
 
@@ -33,8 +40,8 @@ export const displayIssueOf = (name: string): string | undefined => {
   const misplaced = characters.some((character, index) => {
     if (!INVISIBLE.test(character)) return false;
     const before = characters[index - 1];
-    if (VARIATION_SELECTOR.test(character)) return !isVisible(before);
-    if (JOINER.test(character)) return !(isVisible(before) || (before !== undefined && VARIATION_SELECTOR.test(before))) || !isVisible(characters[index + 1]);
+    if (isVariationSelector(character)) return !isVisible(before);
+    if (isJoiner(character)) return !(isVisible(before) || (before !== undefined && isVariationSelector(before))) || !isVisible(characters[index + 1]);
     return true;
   });
   if (misplaced) return 'must not contain invisible characters (Unicode Default_Ignorable_Code_Point), but a joiner between two characters or a variation selector after one';

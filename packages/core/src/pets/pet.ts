@@ -33,6 +33,7 @@ const STORED_NAME_PATTERN = '^[^\\s' + REFUSED + '](?:[^' + REFUSED + ']*[^\\s' 
 const CONTROL_CHARACTER = new RegExp(`[${CONTROL_CHARACTERS}]`);
 
 /** The BMP characters the document's pattern refuses beside control characters, for the test that holds them to the rule. */
+// eslint-disable-next-line no-misleading-character-class -- each character of the class is refused on its own, none combines with another here
 export const PATTERN_HIDDEN_CHARACTERS = new RegExp(`[${HIDDEN_BMP}]`);
 
 /**
