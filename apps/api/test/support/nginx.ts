@@ -53,7 +53,8 @@ export const configForTest = (site: string, upstreams: string[], ports: Listenin
 export const CERTIFICATE_COMMAND = (() => {
   const operating = readFileSync(join(REPO_ROOT, 'docs', 'operating.md'), 'utf8');
   const https = operating.slice(operating.indexOf('## HTTPS'));
-  const command = /```sh\n(# A throwaway certificate[^`]*)```/.exec(https)?.[1];
+  // A `text` block: the README's pasted pages would write it into the reader's own deploy/tls/.
+  const command = /```text\n(# A throwaway certificate[^`]*)```/.exec(https)?.[1];
   if (command === undefined) throw new Error('docs/operating.md, HTTPS, has no throwaway certificate command');
   return command;
 })();
