@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { pino } from 'pino';
 import { readConfig, startServer } from '../src/index.js';
 import { VERSION } from '../src/settings/version.js';
@@ -85,7 +87,12 @@ describe('the keys CLI', () => {
   });
 
   it('says so when it makes a new SQLite store, as a shell without DATABASE_URL would', async () => {
-    const file = `${storage.env.PETSTORE_DB ?? ''}.elsewhere.db`;
+    // A file of its own, whatever the project's engine: where a shell without DATABASE_URL would put one.
+    const folder = mkdtempSync(join(tmpdir(), 'petstore-keys-'));
+    onTestFinished(() => {
+      rmSync(folder, { recursive: true, force: true });
+    });
+    const file = join(folder, 'petstore.db');
     const made = await collect(spawnCommand('bin/keys', ['list'], { PETSTORE_DB: file }));
     expect(made.stderr).toMatch(new RegExp(`^Store: SQLite file ${file.replaceAll('.', '\\.')} \\(DATABASE_URL unset; no store was there: a new one is made\\)\n`));
     expect(existsSync(file)).toBe(true);
