@@ -22,12 +22,14 @@ const ENGINE_INDEPENDENT = [
   'test/docs-page.test.ts',
   'test/cors.test.ts',
   'test/deployment-files.test.ts',
+  'test/image-build.test.ts',
   'test/layers.test.ts',
   'test/early-refusal.test.ts',
   'test/hostile-clients.test.ts',
   'test/front-door-own-answers.test.ts',
   'test/largest-answer.test.ts',
   'test/behind-nginx-client-address.test.ts',
+  'test/behind-nginx-over-tls.test.ts',
   'test/bounds-documented.test.ts',
   // Its reference is tRPC's adapter on a SQLite file of its own, whatever the project's engine.
   'test/trpc-wire.test.ts',
@@ -62,7 +64,7 @@ const LEFT_OUT_OF_SQLITE_ONLY_RUN = leftOutWithout({
   Redis: ['src/admission/quota.test.ts'],
   Chromium: ['test/docs-page.test.ts', 'test/cors.test.ts'],
   // Multi-instance files, in the PostgreSQL project only; listed so that such a run says it goes without.
-  nginx: ['test/multi-instance-behind-nginx.test.ts', 'test/behind-nginx-client-address.test.ts'],
+  nginx: ['test/multi-instance-behind-nginx.test.ts', 'test/behind-nginx-client-address.test.ts', 'test/behind-nginx-over-tls.test.ts'],
   HAProxy: ['test/multi-instance-behind-haproxy.test.ts'],
   PgBouncer: ['test/multi-instance-behind-pgbouncer.test.ts'],
 });

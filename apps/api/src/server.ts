@@ -182,7 +182,6 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   const tracing = config.tracing ? await (await import('./observability/tracing.js')).startTracing() : undefined;
   const petstore = await openPetstore(config, logger, tracing);
   const { stores } = petstore;
-  const firstApiKey = await createFirstKey(stores.apiKeys, config.firstApiKey, logger);
 
   const listener = await listenerFor(petstore, options);
   const server = createServer(
@@ -234,6 +233,16 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       await petstore.close();
       throw error;
     }
+  }
+  // Once listening: a start that fails on a taken port makes no key that nobody is shown.
+  let firstApiKey: string | undefined;
+  try {
+    firstApiKey = await createFirstKey(stores.apiKeys, config.firstApiKey, logger);
+  } catch (error) {
+    await drain(server, { graceMs: config.shutdownGraceMs, idleMs: config.shutdownIdleMs }, logger);
+    if (metricsServer) await closeAtOnce(metricsServer);
+    await petstore.close();
+    throw error;
   }
   return {
     url: `http://${host}:${port}`,

@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { it } from '../src/testing/index.js';
 import { startNginx } from './support/nginx.js';
-import { REPO_ROOT } from './support/processes.js';
 
 /**
- * Behind the shipped deploy/nginx.conf, loaded by Debian's nginx itself, the service names a
+ * Behind the shipped deploy/petstore.conf, loaded by Debian's nginx itself, over HTTPS, the service names a
  * request's client by the address that connected to nginx: whatever a client writes in its own
  * X-Forwarded-For, the per-address bounds count it as itself.
  */
@@ -18,7 +15,7 @@ describe('behind the shipped nginx', () => {
     // TRUST_PROXY names nginx's address (loopback here) and nothing else, as docker-compose.yml does.
     const running = await startServer({ TRUST_PROXY: 'loopback', AUTH_FAILURES_PER_MINUTE: String(FAILURES_ALLOWED) });
     const upstream = new URL(running.url).host;
-    const nginx = await startNginx([upstream, upstream], readFileSync(join(REPO_ROOT, 'deploy', 'nginx.conf'), 'utf8'));
+    const nginx = await startNginx([upstream, upstream]);
     try {
       const statuses: number[] = [];
       for (let guess = 0; guess < FAILURES_ALLOWED + 3; guess++) {

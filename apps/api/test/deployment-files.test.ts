@@ -14,6 +14,7 @@ const read = (...path: string[]) => readFileSync(join(REPO_ROOT, ...path), 'utf8
 interface ComposeService {
   build?: string;
   image?: string;
+  pull_policy?: string;
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
@@ -22,7 +23,8 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   networks?: Record<string, { ipv4_address?: string }>;
 }
-const compose = parse(read('docker-compose.yml')) as {
+// Merge keys (`<<: *api`), as Docker Compose reads them.
+const compose = parse(read('docker-compose.yml'), { merge: true }) as {
   services: Record<string, ComposeService>;
   networks?: Record<string, { ipam?: { config?: { subnet?: string }[] } }>;
 };
@@ -69,8 +71,19 @@ describe('the Node the repository recommends', () => {
   });
 });
 
+/** The services that run the image the Dockerfile builds: the one that builds it, and those that run its tag. */
+const builder = Object.values(compose.services).find((service) => service.build === '.');
+const apiServices = () => Object.entries(compose.services).filter(([, service]) => service.image !== undefined && service.image === builder?.image);
+const site = read('deploy', 'petstore.conf');
+
 describe('docker-compose.yml', () => {
-  const apis = Object.entries(compose.services).filter(([, service]) => service.build === '.');
+  const apis = apiServices();
+
+  it('builds the image once, which every instance runs, never pulled from a registry', () => {
+    expect(Object.values(compose.services).filter((service) => service.build !== undefined)).toHaveLength(1);
+    expect(builder?.image).toMatch(/^[a-z0-9-]+:[\w.-]+$/);
+    for (const [name, service] of apis) if (service.build === undefined) expect([name, service.pull_policy]).toEqual([name, 'never']);
+  });
 
   it('runs two instances of the image on one PostgreSQL and one Redis, with settings the service accepts', () => {
     expect(apis.map(([name]) => name)).toEqual(['api-1', 'api-2']);
@@ -83,11 +96,20 @@ describe('docker-compose.yml', () => {
     expect(compose.services.redis?.image).toMatch(/^redis:/);
   });
 
-  it('puts a load balancer in front that spreads requests over both instances', () => {
+  it('puts a load balancer in front that spreads requests over both instances, with deploy/ as a team runs it outside Docker', () => {
     const balancer = compose.services['load-balancer'];
-    expect(balancer?.volumes).toContain('./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro');
-    const upstreams = [...read('deploy', 'nginx.conf').matchAll(/^\s*server (\S+):(\d+)/gm)].map((match) => `${match[1] ?? ''}:${match[2] ?? ''}`);
+    // nginx.conf whole, the site and the certificate beside it, where nginx.conf looks for them.
+    expect(balancer?.volumes).toEqual(['./deploy/nginx.conf:/etc/nginx/nginx.conf:ro', './deploy/petstore.conf:/etc/nginx/petstore.conf:ro', './deploy/tls:/etc/nginx/tls:ro']);
+    expect(read('deploy', 'nginx.conf')).toMatch(/^\s*include petstore\.conf;$/m);
+    expect([...site.matchAll(/^\s*ssl_certificate(?:_key)? (\S+);$/gm)].map((match) => match[1])).toEqual(['tls/fullchain.pem', 'tls/privkey.pem']);
+    const upstreams = [...site.matchAll(/^\s*server ([\w.-]+):(\d+)/gm)].map((match) => `${match[1] ?? ''}:${match[2] ?? ''}`);
     expect(upstreams).toEqual(apis.map(([name]) => `${name}:3000`));
+  });
+
+  it('publishes HTTPS and the plain HTTP that redirects to it, and documents the https:// address', () => {
+    expect(compose.services['load-balancer']?.ports).toEqual(['443:443', '80:80']);
+    expect([...site.matchAll(/^\s*listen (.*);$/gm)].map((match) => match[1])).toEqual(['80', '443 ssl']);
+    for (const [, service] of apis) expect(readConfig(service.environment ?? {}).publicBaseUrl).toBe('https://localhost/v1');
   });
 
   it("believes X-Forwarded-For from nginx's own address only, which nginx writes itself", () => {
@@ -97,7 +119,7 @@ describe('docker-compose.yml', () => {
     // The address is fixed inside the project's own range, so no other container can take it.
     expect(proxyAddr.compile(subnet)(address, 0)).toBe(true);
     for (const [, service] of apis) expect(readConfig(service.environment ?? {}).trustProxy).toEqual([address]);
-    expect(read('deploy', 'nginx.conf')).toMatch(/^\s*proxy_set_header X-Forwarded-For \$remote_addr;$/m);
+    expect(site).toMatch(/^\s*proxy_set_header X-Forwarded-For \$remote_addr;$/m);
   });
 });
 
@@ -108,9 +130,8 @@ const milliseconds = (duration: string | undefined) => {
   if (parts.map(([part]) => part).join('') !== duration) throw new Error(`not a Docker duration: ${String(duration)}`);
   return parts.reduce((sum, [, count, unit]) => sum + Number(count) * (units[unit ?? ''] ?? Number.NaN), 0);
 };
-const nginxConf = read('deploy', 'nginx.conf');
 /** The body of nginx's `block` (`upstream petstore`, `location @idempotent`), one level of braces deep. */
-const nginxBlock = (block: string) => new RegExp(`${block} \\{([^}]*)\\}`).exec(nginxConf)?.[1] ?? '';
+const nginxBlock = (block: string) => new RegExp(`${block} \\{([^}]*)\\}`).exec(site)?.[1] ?? '';
 const operating = read('docs', 'operating.md');
 const rollingUpdates = operating.slice(operating.indexOf('## Rolling updates'));
 /** The variables the stop is made of, by the names the service reads. */
@@ -120,7 +141,7 @@ const longestStopMs = ({ shutdownDelayMs, shutdownGraceMs, shutdownIdleMs }: Ret
   shutdownDelayMs + Math.max(shutdownGraceMs, shutdownIdleMs);
 
 describe('a rolling update with docker-compose.yml', () => {
-  const apis = Object.entries(compose.services).filter(([, service]) => service.build === '.');
+  const apis = apiServices();
   const balancer = compose.services['load-balancer'];
 
   it("checks each instance's /readyz with the Dockerfile's own health check", () => {
@@ -155,10 +176,12 @@ describe('a rolling update with docker-compose.yml', () => {
     expect(commands).toContain(`for api in ${apis.map(([name]) => name).join(' ')}; do`);
     expect(commands).toContain('up -d --no-deps --wait "$api"');
     expect(commands).toContain('exec load-balancer nginx -s reload');
+    // The image is built once, before the loop, by the one service that builds it.
+    expect(commands.split('\n')[0]).toMatch(/^docker compose build\s/);
   });
 });
 
-describe('deploy/nginx.conf', () => {
+describe('deploy/petstore.conf', () => {
   it('passes over an instance that refuses connections without marking it failed, which left no instance for a rolling restart', () => {
     const servers = [...nginxBlock('upstream petstore').matchAll(/^\s*server (.*);$/gm)].map((match) => match[1] ?? '');
     expect(servers.length).toBeGreaterThan(1);
@@ -168,16 +191,16 @@ describe('deploy/nginx.conf', () => {
   it("closes its idle connections to an instance before the instance would, serving (Node's keep-alive timeout) or stopping (SHUTDOWN_IDLE_MS)", () => {
     const seconds = Number(/^\s*keepalive_timeout (\d+)s;$/m.exec(nginxBlock('upstream petstore'))?.[1]);
     expect(seconds * 1_000).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS);
-    for (const [, service] of Object.entries(compose.services).filter(([, { build }]) => build === '.')) {
+    for (const [, service] of apiServices()) {
       expect(seconds * 1_000).toBeLessThan(readConfig(service.environment ?? {}).shutdownIdleMs);
     }
   });
 
   it('sends a request twice only when it is a read, or a POST carrying an Idempotency-Key', () => {
-    const retried = [...nginxConf.matchAll(/proxy_next_upstream ([^;]*);/g)].map((match) => match[1]);
+    const retried = [...site.matchAll(/proxy_next_upstream ([^;]*);/g)].map((match) => match[1]);
     expect(retried).toEqual(['error timeout', 'error timeout non_idempotent']);
     expect(nginxBlock('location @idempotent')).toContain('non_idempotent');
-    expect(nginxConf).toMatch(/map "\$request_method \$http_idempotency_key" \$petstore_idempotent_post \{\s*"~\^POST \." 1;\s*default 0;\s*\}/);
+    expect(site).toMatch(/map "\$request_method \$http_idempotency_key" \$petstore_idempotent_post \{\s*"~\^POST \." 1;\s*default 0;\s*\}/);
   });
 });
 

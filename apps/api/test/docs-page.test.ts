@@ -49,6 +49,25 @@ describe('the docs page in a browser', () => {
     await expect(row.locator('.response-col_description').innerText()).resolves.toContain('Biscuit');
   });
 
+  it('keeps the key entered only in the page, not in the browser\'s storage', async ({ server }) => {
+    // After the test above entered it: Swagger UI's persistAuthorization would keep it in localStorage.
+    const stored = await page.evaluate<string>('JSON.stringify({ ...localStorage, ...sessionStorage })');
+    expect(stored).not.toContain(server.apiKey.slice(17));
+  });
+
+  it('links to the document when JavaScript is off', async ({ server }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const plain = await context.newPage();
+      await plain.goto(`${server.url}/docs`);
+      const link = plain.locator('noscript a');
+      await expect(link.getAttribute('href')).resolves.toBe('/v1/openapi.json');
+      await expect(link.isVisible()).resolves.toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('loads everything from this server: no CDN, no outside request', ({ server }) => {
     expect(requested.length).toBeGreaterThan(3);
     expect(requested.filter((url) => !url.startsWith(server.url))).toEqual([]);

@@ -67,6 +67,8 @@ describe('keys rotate', () => {
       ['created', expect.any(String), 'kiosk'],
       ['rotated', expect.any(String), 'kiosk'],
       ['first_use', expect.any(String), 'kiosk'],
+      // By name: the replaced key, still in its grace, and its replacement.
+      ['revoked', expect.any(String), 'kiosk'],
       ['revoked', expect.any(String), 'kiosk'],
     ]);
     for (const output of [created.stderr, rotated.stderr, logged.stdout]) {
@@ -81,8 +83,8 @@ describe('keys rotate', () => {
     await keysCli(server, 'revoke', 'retired');
     const refused = await keysCli(server, 'rotate', id);
     expect([refused.code, refused.stdout]).toEqual([1, '']);
-    expect(refused.stderr).toBe(`Key ${id} ("retired") is revoked; a revoked key cannot be rotated.\n`);
-    expect((await keysCli(server, 'rotate', 'retired')).stderr).toBe('No current key has the name or id "retired".\n');
+    expect(refused.stderr).toMatch(new RegExp(`^Store: .*\\n${`Key ${id} ("retired") is revoked; a revoked key cannot be rotated.`.replace(/[()]/g, '\\$&')}\\n$`));
+    expect((await keysCli(server, 'rotate', 'retired')).stderr).toMatch(/^Store: .*\nNo current key has the name or id "retired"\.\n$/);
     await expectError(await call(server, '/v1/pets', { key: lastLine(created.stdout) }), 401, 'UNAUTHORIZED');
   });
 });

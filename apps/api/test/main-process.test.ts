@@ -2,9 +2,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiKeys, openDatabase } from '@petstore/core';
+import { VERSION } from '../src/settings/version.js';
 import { TEST_ENGINE, type TestStorage, createTestStorage } from '../src/testing/index.js';
 import { call } from './support/http.js';
-import { collect, spawnEntry, waitForOutput } from './support/processes.js';
+import { builtEntry, collect, spawnCommand, spawnEntry, waitForOutput } from './support/processes.js';
 
 let folder: string;
 let storage: TestStorage;
@@ -72,9 +74,64 @@ describe('the service process', () => {
   it('logs the port it chose when PORT is 0, and the store it opened', async () => {
     const started = await startMain();
     expect(started.printed).toMatch(/"url":"http:\/\/127\.0\.0\.1:\d+"/);
-    expect(started.printed).toContain(TEST_ENGINE === 'sqlite' ? `"database":"${nestedSqliteFile()}"` : '"database":"PostgreSQL (DATABASE_URL)"');
+    expect(started.printed).toMatch(
+      TEST_ENGINE === 'sqlite' ? `"database":"SQLite file ${nestedSqliteFile()} (DATABASE_URL unset)"` : /"database":"PostgreSQL database \S+ on \S+ as \S+ \(DATABASE_URL\)"/,
+    );
     expect((await call({ url: started.url, apiKey: started.key ?? '' }, '/healthz')).status).toBe(200);
     await started.stop();
+  });
+
+  it('says its version in the listen line, as /healthz does, and where the docs page is', async () => {
+    const started = await startMain();
+    const line = JSON.parse(started.printed.split('\n').find((text) => LISTENING.test(text)) ?? '{}') as Record<string, unknown>;
+    expect(line).toMatchObject({ version: VERSION, url: started.url, docs: `${started.url}/docs` });
+    expect(await (await call({ url: started.url, apiKey: '' }, '/healthz')).json()).toEqual({ status: 'ok', version: VERSION });
+    await started.stop();
+  });
+
+  it.each([[['--version']], [['--help', '--version']], [['-h']], [['--help']]])('answers %j and exits 0 without opening a store or a port', async (args) => {
+    const result = await collect(spawnEntry('src/main.ts', args, { PORT: '0', PETSTORE_DB: nestedSqliteFile() }));
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    if (args.includes('--help') || args.includes('-h')) {
+      expect(result.stdout).toMatch(new RegExp(`^Petstore ${VERSION.replaceAll('.', '\\.')}: the pet store's HTTP service\\.`));
+      for (const mentioned of ['/docs', '/v1/openapi.json', 'PORT (3000)', 'node dist/cli/keys.js help']) expect(result.stdout).toContain(mentioned);
+    } else {
+      expect(result.stdout).toBe(`Petstore ${VERSION}\n`);
+    }
+    expect(existsSync(nestedSqliteFile())).toBe(false);
+  });
+
+  it('refuses an argument it does not take with exit code 2, saying settings are variables', async () => {
+    const result = await collect(spawnEntry('src/main.ts', ['--port', '3001'], { PORT: '0', PETSTORE_DB: nestedSqliteFile() }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Unknown option '--port'\. Settings are environment variables, such as PORT=3001\.\n\nPetstore /);
+    expect(existsSync(nestedSqliteFile())).toBe(false);
+  });
+
+  it('says in one line that its port is taken and which variable to set, and makes no key nobody is shown', async () => {
+    const first = await startMain();
+    const port = new URL(first.url).port;
+    const second = join(folder, 'second.db');
+    const result = await collect(spawnEntry('src/main.ts', [], { PORT: port, PETSTORE_DB: second }));
+    await first.stop();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`Port ${port} on 127.0.0.1 is taken by another process. Stop it, or set PORT to a free port (PORT=0 picks one).\n`);
+    expect(result.stdout).not.toContain('pst_');
+    const store = await openDatabase({ sqliteFile: second });
+    expect(await createApiKeys(store.apiKeys).anyExist()).toBe(false);
+    await store.close();
+  });
+
+  it('writes readable lines on a terminal and JSON lines anywhere else', async () => {
+    // A pseudo-terminal, as a person's shell gives it: util-linux's script.
+    const child = spawnCommand('script', ['-qec', `exec ${process.execPath} ${builtEntry('src/main.ts')}`, '/dev/null'], { PORT: '0', ...storageEnv() });
+    const printed = await waitForOutput(child, /Petstore is listening/);
+    child.kill('SIGTERM');
+    await collect(child);
+    const line = printed.split('\n').find((text) => text.includes('Petstore is listening')) ?? '';
+    // eslint-disable-next-line no-control-regex -- the colours pino-pretty writes on a terminal
+    expect(line.replace(/\u001b\[[0-9;]*m/g, '')).toMatch(new RegExp(`^\\[\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\] INFO: Petstore is listening \\{"version":"${VERSION.replaceAll('.', '\\.')}","url":"http://127\\.0\\.0\\.1:\\d+"`));
+    expect(printed).not.toMatch(LISTENING);
   });
 
   it.each([

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pet } from '@petstore/core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,12 +7,11 @@ import { type Sent, figuresOf, isSuccess, keepAliveLoad } from './support/keep-a
 import { startBusyNeighbours } from './support/neighbours.js';
 import { type RunningNginx, startNginx } from './support/nginx.js';
 import { type OwnPostgres, startOwnPostgres } from './support/postgres-cluster.js';
-import { REPO_ROOT } from './support/processes.js';
 import { type OwnRedis, freePort, startOwnRedis } from './support/redis-server.js';
 import { type ServiceInstance, startInstance } from './support/service-instance.js';
 
-// The deployment docker-compose.yml ships, as processes: Debian's nginx loading deploy/nginx.conf
-// itself, two instances of the service on one PostgreSQL and one Redis, each of those a server of
+// The deployment docker-compose.yml ships, as processes: Debian's nginx loading deploy/petstore.conf
+// itself, clients reaching it over HTTPS, two instances of the service on one PostgreSQL and one Redis, each of those a server of
 // the test's own, since the test stops them. Every fault is made under keep-alive load through
 // nginx, and what the clients got is counted. (A multi-instance file: it runs in the PostgreSQL
 // project only.)
@@ -109,10 +106,7 @@ beforeAll(async () => {
 // An nginx of its own for each fault: what nginx remembers of one (an instance it marked failed)
 // must not change the figures of the next.
 beforeEach(async () => {
-  nginx = await startNginx(
-    ports.map((port) => `127.0.0.1:${String(port)}`),
-    readFileSync(join(REPO_ROOT, 'deploy', 'nginx.conf'), 'utf8'),
-  );
+  nginx = await startNginx(ports.map((port) => `127.0.0.1:${String(port)}`));
 });
 afterEach(() => nginx.dispose());
 
@@ -125,9 +119,10 @@ afterAll(async () => {
 });
 
 describe('the shipped deployment behind nginx', () => {
-  it('is deploy/nginx.conf as shipped, but for the upstream addresses and the listening port', () => {
+  it('is deploy/petstore.conf as shipped, but for the upstream addresses and the listening ports, over HTTPS', () => {
     const { changed } = nginx.config;
-    expect(changed.map(({ shipped }) => shipped.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual(['server api-1:3000', 'server api-2:3000', 'listen 80;']);
+    expect(changed.map(({ shipped }) => shipped.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual(['server api-1:3000', 'server api-2:3000', 'listen 80;', 'listen 443']);
+    expect(nginx.url).toMatch(/^https:/);
     // The rest of each changed line, such as an upstream server's parameters, is as shipped.
     for (const { shipped, loaded } of changed) expect(loaded.trim().split(/\s+/).slice(2)).toEqual(shipped.trim().split(/\s+/).slice(2));
   });

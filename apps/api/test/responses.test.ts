@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { VERSION } from '../src/settings/version.js';
 import { it } from '../src/testing/index.js';
 import { call, expectError } from './support/http.js';
 
@@ -14,7 +15,7 @@ describe('every response', () => {
     ['an unknown path elsewhere', '/nope', {}, errorBody(404)],
     ['a wrong method', '/v1/pets/1', { method: 'POST', json: {} }, errorBody(405)],
     ['the OpenAPI document', '/v1/openapi.json', {}, expect.objectContaining({ openapi: expect.stringMatching(/^3\.1\./) })],
-    ['liveness', '/healthz', {}, expect.objectContaining({ status: 'ok' })],
+    ['liveness, with the version', '/healthz', {}, { status: 'ok', version: VERSION }],
     ['the tRPC endpoint', '/trpc/listPets', {}, { result: { data: expect.objectContaining({ items: expect.any(Array) }) } }],
   ];
 
@@ -23,6 +24,30 @@ describe('every response', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
     expect(response.headers.get('x-powered-by')).toBeNull();
     expect(await response.json()).toEqual(body);
+  });
+});
+
+describe('the root', () => {
+  it('is a page of links to the docs page and the document, no key needed', async ({ server }) => {
+    // Plain fetch: the contract's checker holds API answers to JSON, and this is a page.
+    const response = await fetch(`${server.url}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    // A page that loads nothing: the API's policy, which allows nothing, fits it.
+    expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+    const html = await response.text();
+    for (const link of ['/docs', '/v1/openapi.json']) expect(html).toContain(`<a href="${link}">`);
+    expect(html).toContain(`Petstore ${VERSION}`);
+  });
+
+  it.for(['/index.html', '/docs/nope', '/v2'])('leaves every other path outside the API a 404: %s', async (path, { server }) => {
+    await expectError(await call(server, path, { key: null }), 404, 'NOT_FOUND');
+  });
+
+  it('answers POST / with 405, as every page', async ({ server }) => {
+    const response = await call(server, '/', { method: 'POST', json: {} });
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    await expectError(response, 405, 'METHOD_NOT_SUPPORTED');
   });
 });
 

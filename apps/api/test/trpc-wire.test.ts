@@ -212,6 +212,40 @@ describe('a batch over the limit', () => {
   });
 });
 
+describe('a path that is not the one sent', () => {
+  // tRPC's adapter reads the procedure from the parsed URL, dot segments resolved: the first runs
+  // createPet there, past a proxy rule written on /trpc/createPet. The service reads the path as
+  // sent and refuses whole, before the key, what the parser would change, as naming no procedure.
+  it.for([
+    { label: 'a dot-dot segment', wire: { ...single('POST', 'createPet', { name: 'Rex', categoryId: 1 }), path: '/trpc/../abcdcreatePet' }, theirs: 200, quoted: '../abcdcreatePet' },
+    { label: 'an encoded dot-dot segment', wire: { method: 'GET', path: '/trpc/%2e%2e/abcdlistPets' }, theirs: 200, quoted: '%2e%2e/abcdlistPets' },
+    { label: 'a dot segment', wire: { method: 'GET', path: '/trpc/./listPets' }, theirs: 200, quoted: './listPets' },
+    { label: 'a batch behind a dot-dot segment', wire: { method: 'GET', path: '/trpc/x/../listPets,listPets?batch=1' }, theirs: 200, quoted: 'x/../listPets,listPets' },
+    { label: 'backslashes', wire: { method: 'GET', path: '/trpc/x\\..\\listPets' }, theirs: 200, quoted: 'x\\..\\listPets' },
+  ])('is refused whole with 404 before the key, where tRPC runs the procedure it resolves to: $label', async ({ wire, theirs, quoted }, { server, startReference }) => {
+    const reference = await startReference(false, server.db);
+    const before = (await server.db.pets.page({ afterId: 0, take: 100 })).length;
+    for (const authorization of [bearer(server.apiKey), undefined]) {
+      const ours = await send(server.url, wire, authorization);
+      expectEveryCall(ours, 1, 'NOT_FOUND', 404);
+      expect(envelopes(ours)[0]?.error?.message).toBe(`No procedure found on path "${quoted}"`);
+    }
+    expect((await server.db.pets.page({ afterId: 0, take: 100 })).length).toBe(before);
+    expect((await send(reference.url, wire, bearer(server.apiKey))).status).toBe(theirs);
+  });
+
+  it.for([
+    { label: 'a trailing slash', path: '/trpc/listPets/' },
+    { label: 'a name with a dot in it', path: '/trpc/list.Pets' },
+    { label: 'characters the URL parser encodes', path: '/trpc/list{Pets}' },
+  ])('is not what the parser leaves alone or only encodes: $label, answered as tRPC answers it', async ({ path }, { startServer, startReference }) => {
+    // A service of its own: the reference's store is empty too.
+    const server = await startServer();
+    const { ours, theirs } = await sendBoth(server, await startReference(false, server.db), { method: 'GET', path }, bearer(server.apiKey));
+    expect(await normalise(ours)).toEqual(labelledAsOurs(await normalise(theirs)));
+  });
+});
+
 describe('where tRPC’s adapter fails', () => {
   it.for(['TRACE'])('a method a Fetch Request cannot carry (%s) is refused with 405 where tRPC’s adapter answers 500', async (method, { server, startReference }) => {
     const wire: WireRequest = { method, path: '/trpc/listPets' };

@@ -94,6 +94,8 @@ describe('/trpc calls', () => {
     ['a body that is not JSON', 'createPet', { method: 'POST', body: '{' }, 400, 'BAD_REQUEST'],
     ['a body as text/plain', 'createPet', { method: 'POST', body: '{}', headers: { 'Content-Type': 'text/plain' } }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a body over the limit', 'createPet', { method: 'POST', body: JSON.stringify({ name: 'x'.repeat(70_000), categoryId: 1 }) }, 413, 'PAYLOAD_TOO_LARGE'],
+    ['a name with a right-to-left override', 'createPet', { method: 'POST', body: JSON.stringify({ name: 'Rex\u202egpj.exe', categoryId: 1 }) }, 400, 'BAD_REQUEST'],
+    ['a name of a Hangul filler', 'createPet', { method: 'POST', body: JSON.stringify({ name: '\u3164', categoryId: 1 }) }, 400, 'BAD_REQUEST'],
   ])('answers %s in the tRPC envelope with its status', async ([, path, init, status, code], { startServer }) => {
     const running = await startServer();
     const response = await trpc(running, path, init);

@@ -10,7 +10,9 @@
     spec,
     dom_id: '#swagger-ui',
     deepLinking: true,
-    persistAuthorization: true,
+    // The key entered under "Authorize" lives in this page only, gone when it is closed or
+    // reloaded: kept in localStorage, it would outlive the session for any script of this origin.
+    persistAuthorization: false,
     displayRequestDuration: true,
     // The default sends the document to an online validator; this page makes no outside request.
     validatorUrl: null,

@@ -3,27 +3,28 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, backupSqliteFile } from '@petstore/core';
 import { ConfigError, SETTINGS, readConfig, variableOf } from '../settings/config.js';
-import { BACKUP_COMMAND } from './backup-command.js';
-import { UsageError, runCli, usageErrorFrom } from './run-cli.js';
+import { versionLine } from '../settings/version.js';
+import { UsageError, commandAsRun, runCli, usageErrorFrom } from './run-cli.js';
 
 const USAGE = `Usage:
-  ${BACKUP_COMMAND} <file> [--force]
+  ${commandAsRun()} <file> [--force]
                         copy the live SQLite store to <file> while the service keeps serving:
                         every animal created before it began, checked with SQLite's
                         integrity_check; <file> is written whole or not at all
   --force               replace <file> if it exists
   --help, -h            this text
+  --version             the version
 A relative <file> starts from the folder the command runs in. The store is the server's:
 ${variableOf('databaseFile')} (default ${SETTINGS.databaseFile.schema.parse(undefined)}). A store on PostgreSQL (${variableOf('databaseUrl')} set) is backed up with pg_dump.`;
 
-type Request = { command: 'help' } | { command: 'backup'; file: string; force: boolean };
+type Request = { command: 'help' } | { command: 'version' } | { command: 'backup'; file: string; force: boolean };
 
 const parse = (args: string[]): Request => {
   let parsed;
   try {
     parsed = parseArgs({
       args,
-      options: { force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: { force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } },
       allowPositionals: true,
     });
   } catch (error) {
@@ -31,6 +32,7 @@ const parse = (args: string[]): Request => {
   }
   const { values, positionals } = parsed;
   if (values.help === true) return { command: 'help' };
+  if (values.version === true) return { command: 'version' };
   const [file, ...more] = positionals;
   if (file === undefined || file === '') throw new UsageError('backup needs a <file> to write the copy to.');
   if (more.length > 0) throw new UsageError(`backup takes one <file>, not ${positionals.map((word) => `"${word}"`).join(' ')}.`);
@@ -83,7 +85,9 @@ const run = async ({ file, force }: { file: string; force: boolean }): Promise<s
 
 const main = async (): Promise<string> => {
   const request = parse(process.argv.slice(2));
-  return request.command === 'help' ? USAGE : run(request);
+  if (request.command === 'help') return USAGE;
+  if (request.command === 'version') return versionLine();
+  return run(request);
 };
 
 runCli(main, USAGE, (error): error is Error => error instanceof BackupError || error instanceof ConfigError);

@@ -2,26 +2,38 @@ import { parseArgs } from 'node:util';
 import { API_KEY_SCOPES, ApiKeyError, type ApiKeyEvent, ApiKeyScope, type ApiKeySummary, createApiKeys, openDatabase } from '@petstore/core';
 import { pino } from 'pino';
 import { ConfigError, SETTINGS, readConfig, variableOf } from '../settings/config.js';
-import { KEYS_COMMAND } from './keys-command.js';
-import { UsageError, runCli, usageErrorFrom } from './run-cli.js';
+import { describeStore } from '../settings/store-description.js';
+import { versionLine } from '../settings/version.js';
+import { UsageError, commandAsRun, runCli, usageErrorFrom } from './run-cli.js';
+
+const COMMAND = commandAsRun();
+
+/** How long running servers may still take a revoked key, as their settings say by default. */
+const REFUSED_WITHIN = `within ${variableOf('apiKeyCacheMs')} (${SETTINGS.apiKeyCacheMs.schema.parse(undefined)} ms unless set otherwise)`;
 
 const USAGE = `Usage:
-  ${KEYS_COMMAND} create <name> [--expires <n>d|h|m] [--scope <scope>]...
-                                      create a key, valid for good or for n days, hours or minutes,
-                                      allowed the scopes named (${API_KEY_SCOPES.join(', ')}; default all);
-                                      the key itself is printed alone on the last line
-  ${KEYS_COMMAND} rotate <name-or-id> [--grace <n>d|h|m]
-                                      a new key for the same name and scopes, printed alone on the
-                                      last line; the old one works until the grace ends (default 24h)
-  ${KEYS_COMMAND} list                  list keys, with their state, expiry and last use (never their secrets)
-  ${KEYS_COMMAND} revoke <name-or-id>   revoke a key; servers refuse it at once
-  ${KEYS_COMMAND} log [name]            the audit trail: keys created, rotated, revoked, first used after a rotation
-  ${KEYS_COMMAND} help                  this text (also --help, -h)
-The database is the server's: ${variableOf('databaseUrl')} (PostgreSQL) when set, else ${variableOf('databaseFile')} (SQLite,
-default ${SETTINGS.databaseFile.schema.parse(undefined)}).`;
+  ${COMMAND} create <name> [--expires <n>d|h|m] [--scope <scope>]...
+      create a key, valid for good or for n days, hours or minutes, allowed the scopes named
+      (${API_KEY_SCOPES.join(', ')}; default all); the key itself is printed alone on the last line.
+      A name is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or a digit.
+  ${COMMAND} rotate <name-or-id> [--grace <n>d|h|m|0]
+      a new key for the same name and scopes, printed alone on the last line; the old one works
+      until the grace ends (default 24h; 0 ends it now, for a key that leaked)
+  ${COMMAND} list
+      list keys, with their state, expiry and last use (never their secrets)
+  ${COMMAND} revoke <name-or-id>
+      by name, revoke every key of the name that still works (a rotated one in its grace too);
+      by id, that key alone. Running servers refuse a revoked key ${REFUSED_WITHIN}.
+  ${COMMAND} log [name]
+      the audit trail: keys created, rotated, revoked, first used after a rotation
+  ${COMMAND} help | --help | -h       this text
+  ${COMMAND} --version                the version
+The store is the server's: ${variableOf('databaseUrl')} (PostgreSQL) when set, else ${variableOf('databaseFile')} (SQLite,
+default ${SETTINGS.databaseFile.schema.parse(undefined)}); every command says on stderr which store it used.`;
 
 type Request =
   | { command: 'help' }
+  | { command: 'version' }
   | { command: 'create'; name: string; expiresAt: Date | null; scopes: ApiKeyScope[] | undefined }
   | { command: 'list' }
   | { command: 'revoke'; nameOrId: string }
@@ -45,10 +57,11 @@ const scopesFrom = (words: string[] | undefined): ApiKeyScope[] | undefined =>
     return scope.data;
   });
 
-/** `24h`, `2d` or `30m`. */
+/** `24h`, `2d` or `30m`; `0` (or `0m`, `0h`, `0d`): none. */
 const graceFrom = (duration: string): number => {
+  if (/^0[mhd]?$/.test(duration)) return 0;
   const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(duration);
-  if (!match) throw new UsageError(`--grace takes a duration such as 24h, 2d or 30m, not "${duration}".`);
+  if (!match) throw new UsageError(`--grace takes a duration such as 24h, 2d or 30m, or 0 to end the old key now, not "${duration}".`);
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
 };
 
@@ -77,6 +90,7 @@ const parse = (args: string[]): Request => {
         scope: { type: 'string', multiple: true },
         grace: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
       allowPositionals: true,
     });
@@ -85,6 +99,7 @@ const parse = (args: string[]): Request => {
   }
   const { values, positionals } = parsed;
   const [command, ...operands] = positionals;
+  if (values.help !== true && values.version === true) return { command: 'version' };
   if (values.help === true || command === undefined || command === 'help') return { command: 'help' };
   if (!isCommand(command)) throw new UsageError(`There is no "${command}" command: use create, list, rotate, revoke or log.`);
   if (values.expires !== undefined && command !== 'create') throw new UsageError('--expires goes with create only.');
@@ -140,8 +155,22 @@ const table = (keys: ApiKeySummary[]) => {
   return aligned(rows);
 };
 
-const run = async (request: Exclude<Request, { command: 'help' }>): Promise<string[]> => {
+/** What a revocation printed: each key revoked, then those of the name that still work, and how to end them. */
+const revocation = ({ revoked, stillWorking }: { revoked: ApiKeySummary[]; stillWorking: ApiKeySummary[] }) => [
+  ...revoked.map((key) => `Revoked key ${key.id} "${key.name}".`),
+  `Running servers refuse ${revoked.length === 1 ? 'it' : 'them'} ${REFUSED_WITHIN}.`,
+  ...stillWorking.map(
+    (key) => `Key ${key.id} "${key.name}" still works (${key.state}${key.expiresAt ? ` until ${date(key.expiresAt)}` : ''}): ${COMMAND} revoke ${key.id} ends it, ${COMMAND} revoke ${key.name} every key of the name.`,
+  ),
+];
+
+const run = async (request: Exclude<Request, { command: 'help' | 'version' }>): Promise<string[]> => {
   const config = readConfig();
+  // On stderr, so stdout stays what scripts read: a key made on the wrong store is noticed here.
+  process.stderr.write(`Store: ${describeStore(config)}\n`);
+  if (config.databaseUrl === undefined && config.databaseFile === ':memory:') {
+    throw new ConfigError(`${variableOf('databaseFile')} is :memory:, a store that lives only inside one process: what this command did would be gone when it ends.`);
+  }
   // One connection: a command runs one statement at a time.
   const db = await openDatabase({ url: config.databaseUrl, sqliteFile: config.databaseFile, connections: { pool: 1, reads: 0 }, poolMode: config.databasePoolMode });
   // Audit entries go to stderr as JSON lines, so stdout stays what scripts read.
@@ -160,12 +189,13 @@ const run = async (request: Exclude<Request, { command: 'help' }>): Promise<stri
       }
       case 'list': {
         const listed = await keys.list();
-        return listed.length > 0 ? table(listed) : [`No keys yet. Create one: ${KEYS_COMMAND} create <name>`];
+        return listed.length > 0 ? table(listed) : [`No keys yet. Create one: ${COMMAND} create <name>`];
       }
       case 'rotate': {
         const { key, replaced, token } = await keys.rotate(request.nameOrId, { graceMs: request.graceMs });
+        const ended = request.graceMs === 0 ? `it no longer works; running servers refuse it ${REFUSED_WITHIN}` : `it works until ${date(replaced.expiresAt)}`;
         return [
-          `Rotated key ${replaced.id} "${replaced.name}": it works until ${date(replaced.expiresAt)}.`,
+          `Rotated key ${replaced.id} "${replaced.name}": ${ended}.`,
           `Its replacement is key ${key.id} (${key.scopes.join(', ')}). It is shown only this once:`,
           token,
         ];
@@ -174,10 +204,8 @@ const run = async (request: Exclude<Request, { command: 'help' }>): Promise<stri
         const events = await keys.log(request.name);
         return events.length > 0 ? trail(events) : ['Nothing recorded yet.'];
       }
-      case 'revoke': {
-        const key = await keys.revoke(request.nameOrId);
-        return [`Revoked key ${key.id} "${key.name}".`];
-      }
+      case 'revoke':
+        return revocation(await keys.revoke(request.nameOrId));
     }
   } finally {
     await db.close();
@@ -186,7 +214,9 @@ const run = async (request: Exclude<Request, { command: 'help' }>): Promise<stri
 
 const main = async (): Promise<string[]> => {
   const request = parse(process.argv.slice(2));
-  return request.command === 'help' ? [USAGE] : run(request);
+  if (request.command === 'help') return [USAGE];
+  if (request.command === 'version') return [versionLine()];
+  return run(request);
 };
 
 runCli(async () => (await main()).join('\n'), USAGE, (error): error is Error => error instanceof ApiKeyError || error instanceof ConfigError);

@@ -1,3 +1,12 @@
+import { relative } from 'node:path';
+
+/**
+ * The command as its user typed it, for its usage text: what the checkout's bin says it was run as
+ * (`PETSTORE_COMMAND`, such as `npx pnpm keys`), otherwise the built file run by node from the
+ * folder it was run in (`node dist/cli/keys.js` in the image).
+ */
+export const commandAsRun = (): string => process.env.PETSTORE_COMMAND ?? `node ${relative(process.cwd(), process.argv[1] ?? '')}`;
+
 /** A command line that asks for nothing a CLI does; its message is one line saying why. */
 export class UsageError extends Error {}
 

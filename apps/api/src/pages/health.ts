@@ -3,6 +3,7 @@ import { errorReply } from '../exchange/error-reply.js';
 import { type Exchange, logOf } from '../exchange/exchange.js';
 import type { Reply } from '../exchange/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
+import { VERSION } from '../settings/version.js';
 
 /** Why `/readyz` answers 503 while the service is up: its message is the answer's. */
 export class NotReadyError extends Error {}
@@ -15,8 +16,9 @@ export class StoppingError extends NotReadyError {
   }
 }
 
-/** Liveness: the process answers. */
-export const healthz = (): Reply => ({ kind: 'body', status: 200, headers: [], body: JSON.stringify({ status: 'ok' }) });
+/** Liveness: the process answers, and says which version it runs (a rolling update's progress, read from outside). */
+const LIVE = JSON.stringify({ status: 'ok', version: VERSION });
+export const healthz = (): Reply => ({ kind: 'body', status: 200, headers: [], body: LIVE });
 
 /** What a readiness log line says of why: the cause's kind, code and message, never its stack. */
 const causeOf = (error: unknown) =>

@@ -5,6 +5,7 @@ import type { Reply, Transport } from '../exchange/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 import { DOCS_FILES, createDocsPage } from './docs-page.js';
 import { createReadyz, healthz } from './health.js';
+import { homePage } from './home-page.js';
 
 type Page = (exchange: Exchange) => Reply | Promise<Reply>;
 
@@ -15,14 +16,15 @@ const pagePath = (url: string | undefined) => {
 };
 
 /**
- * What the service serves besides the API: the docs page and its files, liveness and readiness,
- * each answering GET (and HEAD), and the 404 for a path that is nobody's.
+ * What the service serves besides the API: the root's page of links, the docs page and its files,
+ * liveness and readiness, each answering GET (and HEAD), and the 404 for a path that is nobody's.
  */
 export const createPages = ({ ready }: { ready: () => Promise<Readiness> }): Transport => {
   const docs = createDocsPage();
   const readyz = createReadyz(ready);
   const pages = new Map<string, Page>([
     ...DOCS_FILES.map((file): [string, Page] => [pagePath(`/docs${file}`), (exchange) => docs(file, exchange.req.headers['if-none-match'])]),
+    ['/', homePage],
     ['/healthz', healthz],
     ['/readyz', readyz],
   ]);

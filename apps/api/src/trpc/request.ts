@@ -39,14 +39,33 @@ export interface TrpcRequest extends Admissible {
 /** A path a URL parser leaves as it is: no dot segments, encoded or not, nothing it would percent-encode. */
 const PLAIN_PATH = /^(?![^]*%2e)(?:[A-Za-z0-9\-_~!$&'()*+,;=:@%]|\.(?![./]|$)|\/(?!\.\.?(?:\/|$)))*$/i;
 
-/** The procedure path after the prefix, as tRPC's adapter reads it from a parsed URL (slashes around it trimmed), and the query. */
+/** The procedure path after the prefix, slashes around it trimmed, as tRPC's adapter cuts it. */
+const procedurePathOf = (pathname: string) => pathname.replace(/^\/|\/$/g, '').slice(TRPC_PREFIX.length - 1).replace(/^\/|\/$/g, '');
+
+/** Percent-decoded, or as it is when it is not valid percent-encoding (refused later, as tRPC refuses it). */
+const decodedOrAsIs = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
+
+/**
+ * The procedure path as tRPC's adapter reads it from a parsed URL, and the query. A path the URL
+ * parser would change (dot segments, encoded or not; backslashes) names a procedure other than the
+ * one it shows: `/trpc/../abcdcreatePet` would run createPet past a proxy rule on `/trpc/createPet`.
+ * It is refused whole as naming no procedure, the path quoted as sent (docs/http-interface.md#trpc).
+ */
 const addressOf = (url: string) => {
   const queryStart = url.indexOf('?');
   const raw = queryStart === -1 ? url : url.slice(0, queryStart);
   const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
   const pathname = PLAIN_PATH.test(raw) ? raw : new URL(raw, 'http://localhost').pathname;
-  const path = pathname.replace(/^\/|\/$/g, '').slice(TRPC_PREFIX.length - 1).replace(/^\/|\/$/g, '');
-  return { path, query, batch: query.get('batch') === '1' };
+  if (pathname !== raw && decodedOrAsIs(pathname) !== decodedOrAsIs(raw)) {
+    throw new TRPCError({ code: 'NOT_FOUND', message: `No procedure found on path "${procedurePathOf(raw)}"` });
+  }
+  return { path: procedurePathOf(pathname), query, batch: query.get('batch') === '1' };
 };
 
 /** Whether a batch's decoded path names more than MAX_BATCH_SIZE procedures: counted up to one past it, without taking the path apart. */
@@ -140,7 +159,8 @@ const bodyCall = (exchange: Exchange, path: string, mediaType: string): TrpcRequ
  * Reads `req` as tRPC's adapter does before it makes a context, and refuses it whole where that
  * does, with its words: a path that is not valid percent-encoding, a body of a media type tRPC
  * does not take, a batch of more than MAX_BATCH_SIZE calls (tRPC's `maxBatchSize`), one mixing
- * queries and mutations, a streamed answer asked for calls that are not a batch. A batch's calls
+ * queries and mutations, a streamed answer asked for calls that are not a batch; and, unlike
+ * tRPC, a path the URL parser would change (`addressOf`). A batch's calls
  * are counted before anything is made for each, so a path of thousands of names costs no more
  * than one. What a call asks for is read only when a call asks for it.
  */

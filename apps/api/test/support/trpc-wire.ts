@@ -35,7 +35,8 @@ export const send = (url: string, wire: WireRequest, authorization: string | und
   new Promise<Answer>((resolve, reject) => {
     const headers: Record<string, string> = { ...wire.headers, ...(authorization !== undefined && { Authorization: authorization }) };
     if (wire.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(wire.body));
-    const req = request(`${url}${wire.path}`, { method: wire.method, headers, agent: false, signal: AbortSignal.timeout(10_000) }, (res) => {
+    // The path as given, on the request line: a URL would have its dot segments resolved before it is sent.
+    const req = request(url, { path: wire.path, method: wire.method, headers, agent: false, signal: AbortSignal.timeout(10_000) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -13,7 +13,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     const { key, token } = await keys.create('ci');
     expect(token).toMatch(/^pst_[0-9a-f]{12}_[0-9A-Za-z]{49}$/);
     expect(token).toMatch(TOKEN_PATTERN);
-    expect(await keys.authenticate(token)).toEqual({ keyId: key.id, name: 'ci', scopes: ['pets:read', 'pets:write'] });
+    expect(await keys.authenticate(token)).toEqual({ keyId: key.id, name: 'ci', lineage: token.slice(4, 16), scopes: ['pets:read', 'pets:write'] });
 
     const [stored] = await db.apiKeys.list();
     expect(JSON.stringify(stored)).not.toContain(token.slice(17));
@@ -154,6 +154,7 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
       secretHash: createHash('sha256').update(legacy).digest('hex'),
       createdAt: new Date(),
       expiresAt: null,
+      lineage: '0123456789ab',
     });
     expect(await keys.authenticate(legacy)).toMatchObject({ name: 'old', scopes: ['pets:read', 'pets:write'] });
     expect(await keys.authenticate(legacy.slice(0, -1) + 'y')).toBeNull();
@@ -226,14 +227,52 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
       expect((await states()).map(([, , state]) => state)).toEqual(['rotating', 'active']);
     });
 
-    it('lets revoke by name reach the current key, and by id the one in its grace', async () => {
+    it('ends the old key at once with a grace of 0', async () => {
+      const old = await timed.create('ci');
+      expect(await timed.authenticate(old.token)).not.toBeNull();
+      const rotated = await timed.rotate('ci', { graceMs: 0 });
+      expect(rotated.replaced).toMatchObject({ state: 'rotated', expiresAt: clock });
+      expect(await timed.authenticate(old.token)).toBeNull();
+      expect(await timed.authenticate(rotated.token)).not.toBeNull();
+    });
+
+    it('revokes by name every key of the name that still works, the one in its grace too', async () => {
+      const old = await timed.create('ci');
+      const rotated = await timed.rotate('ci', { graceMs: 3_600_000 });
+      const other = await timed.create('deploy');
+      const revocation = await timed.revoke('ci');
+      expect(revocation.revoked.map((key) => key.id)).toEqual([old.key.id, rotated.key.id]);
+      expect(revocation.stillWorking).toEqual([]);
+      for (const token of [old.token, rotated.token]) expect(await timed.authenticate(token)).toBeNull();
+      expect(await timed.authenticate(other.token)).not.toBeNull();
+      expect((await states()).map(([, , state]) => state)).toEqual(['revoked', 'revoked', 'active']);
+      await expect(timed.revoke('ci')).rejects.toThrow('No key named "ci" still works.');
+    });
+
+    it('revokes by id that key alone, and names the keys of its name that still work', async () => {
       const old = await timed.create('ci');
       const rotated = await timed.rotate('ci');
-      expect((await timed.revoke('ci')).id).toBe(rotated.key.id);
+      const revocation = await timed.revoke(String(rotated.key.id));
+      expect(revocation.revoked.map((key) => key.id)).toEqual([rotated.key.id]);
+      expect(revocation.stillWorking.map((key) => [key.id, key.state])).toEqual([[old.key.id, 'rotating']]);
       expect(await timed.authenticate(old.token)).not.toBeNull();
-      await timed.revoke(String(old.key.id));
-      expect(await timed.authenticate(old.token)).toBeNull();
-      expect((await states()).map(([, , state]) => state)).toEqual(['revoked', 'revoked']);
+    });
+
+    it('leaves alone a key of the name that no longer works', async () => {
+      await timed.create('ci');
+      await timed.rotate('ci', { graceMs: 60_000 });
+      clock = new Date(clock.getTime() + 60_000);
+      expect((await timed.revoke('ci')).revoked.map((key) => key.id)).toEqual([2]);
+      expect((await states()).map(([, , state]) => state)).toEqual(['rotated', 'revoked']);
+    });
+
+    it('gives a rotated key the lineage of the key it replaced, and a created key one of its own', async () => {
+      const old = await timed.create('ci');
+      const rotated = await timed.rotate('ci');
+      const again = await timed.rotate('ci');
+      const other = await timed.create('other');
+      const lineages = await Promise.all([old, rotated, again, other].map(async ({ token }) => (await timed.authenticate(token))?.lineage));
+      expect(lineages).toEqual([old.token.slice(4, 16), old.token.slice(4, 16), old.token.slice(4, 16), other.token.slice(4, 16)]);
     });
   });
 
@@ -259,9 +298,10 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
       ['2030-01-01T00:00:00.000Z', 'created', 1, 'ci', 'scopes pets:read'],
       ['2030-01-01T01:00:00.000Z', 'rotated', 3, 'ci', 'replaces key 1, which works until 2030-01-02T01:00:00.000Z'],
       ['2030-01-01T02:00:00.000Z', 'first_use', 3, 'ci', 'first use since it replaced key 1'],
+      ['2030-01-01T03:00:00.000Z', 'revoked', 1, 'ci', null],
       ['2030-01-01T03:00:00.000Z', 'revoked', 3, 'ci', null],
     ]);
-    expect((await audited.log()).map((entry) => entry.event)).toEqual(['created', 'created', 'rotated', 'first_use', 'revoked']);
+    expect((await audited.log()).map((entry) => entry.event)).toEqual(['created', 'created', 'rotated', 'first_use', 'revoked', 'revoked']);
     expect(logged).toEqual((await audited.log()).map(({ at, event, keyId, keyName, detail }) => ({ at, event, keyId, keyName, detail })));
     const everything = JSON.stringify([await audited.log(), logged]);
     for (const token of [created.token, rotated.token]) expect(everything).not.toContain(token.slice(17));
@@ -347,12 +387,13 @@ describe.each(ENGINES)('API keys on $name', (engine) => {
     expect(await lastUse()).toBe('2030-01-01T00:01:00.000Z');
   });
 
-  it.for(['', '123', 'has space', 'a'.repeat(65), 'naïve'])('refuses the name %j', async (name, { keys }) => {
+  it.for(['', '123', 'has space', 'a'.repeat(65), 'naïve', '--scope', '-h', '.hidden'])('refuses the name %j', async (name, { keys }) => {
     await expect(keys.create(name)).rejects.toThrow(/Key name/);
   });
 
   it('reports an unknown or already revoked key on revoke', async ({ keys }) => {
-    await expect(keys.revoke('nobody')).rejects.toThrow(/No live key/);
+    await expect(keys.revoke('nobody')).rejects.toThrow('No key named "nobody" still works.');
+    await expect(keys.revoke('99')).rejects.toThrow('No key has the id 99.');
     const { key } = await keys.create('ci');
     await keys.revoke('ci');
     await expect(keys.revoke(String(key.id))).rejects.toThrow(/already revoked/);

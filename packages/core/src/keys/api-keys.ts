@@ -4,16 +4,22 @@ import type { ApiKeyEvent, ApiKeyRecord, ApiKeyRecords } from '../storage/databa
 import { issueToken, publicIdOf, tokenMatchesHash } from './api-key-token.js';
 import { type ApiKeyScope, canonicalScopes, scopesFromStored } from './scopes.js';
 
-/** Names are what `keys revoke` accepts beside ids, so a name may not look like an id. */
+/**
+ * Names are what `keys revoke` and `keys rotate` accept beside ids, on a command line: a name may
+ * look neither like an id nor like an option (a leading "-" or "."), or it could only be reached by id.
+ */
 export const ApiKeyName = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
+  .regex(/^[A-Za-z0-9]/, 'must start with a letter or a digit (it would read as an option)')
   .refine((name) => !/^[0-9]+$/.test(name), 'must not be only digits (it would read as an id)');
 
 /** Who made a request: the key that authenticated it. */
 export interface ApiKeyPrincipal {
   keyId: number;
   name: string;
+  /** What the key stands for across its rotations: idempotency records belong to it, not to one key. */
+  lineage: string;
   /** What the key may do; each procedure needs one of them. */
   scopes: readonly ApiKeyScope[];
 }
@@ -72,14 +78,28 @@ const summarise = (key: ApiKeyRecord, at: Date): ApiKeySummary => ({
   rotatedFrom: key.rotatedFrom,
 });
 
+const isId = (nameOrId: string) => /^[0-9]+$/.test(nameOrId);
+
 /**
- * The key `keys rotate` or `keys revoke` names: by id any key, by name the current one (neither
- * revoked nor replaced by a rotation).
+ * The key `keys rotate` names: by id any key, by name the current one (neither revoked nor
+ * replaced by a rotation).
  */
 const findKey = (keys: ApiKeyRecord[], nameOrId: string): ApiKeyRecord | undefined =>
-  /^[0-9]+$/.test(nameOrId)
+  isId(nameOrId)
     ? keys.find((candidate) => candidate.id === Number(nameOrId))
     : keys.find((candidate) => candidate.name === nameOrId && candidate.revokedAt === null && candidate.rotatedAt === null);
+
+/** A key a request may still use: not revoked, not past its expiry (a replaced key in its grace included). */
+const works = (key: ApiKeyRecord, at: Date) => key.revokedAt === null && (key.expiresAt === null || key.expiresAt > at);
+
+/** How often `revoke` by name looks again for keys of the name that a rotation made meanwhile. */
+const REVOKE_ROUNDS = 5;
+
+/** What `revoke` did: the keys it revoked, and the keys of the same name that still work. */
+export interface Revocation {
+  revoked: ApiKeySummary[];
+  stillWorking: ApiKeySummary[];
+}
 
 export interface ApiKeysOptions {
   /** The clock; tests of expiry move it. */
@@ -188,7 +208,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
     } else {
       await noteUse(key.id, at);
     }
-    const principal = { keyId: key.id, name: key.name, scopes: scopesFromStored(key.scopes) };
+    const principal = { keyId: key.id, name: key.name, lineage: key.lineage, scopes: scopesFromStored(key.scopes) };
     hold(token, principal, key.expiresAt, at);
     return principal;
   }
@@ -207,7 +227,8 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
       const createdAt = now();
       if (expiresAt && expiresAt <= createdAt) throw new ApiKeyError('A key must expire in the future.');
       const { token, publicId, secretHash } = issueToken();
-      const key = await records.insert({ name, publicId, secretHash, createdAt, expiresAt, scopes: canonicalScopes(scopes).join(' ') });
+      // A key no rotation made begins a lineage of its own, named by its public id.
+      const key = await records.insert({ name, publicId, secretHash, createdAt, expiresAt, scopes: canonicalScopes(scopes).join(' '), lineage: publicId });
       // Another process created a key of that name between the check above and the insert.
       if (!key) throw nameTaken(name);
       await record({ at: createdAt, event: 'created', keyId: key.id, keyName: key.name, detail: `scopes ${key.scopes}` });
@@ -216,8 +237,8 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
 
     /**
      * Replaces the current key with this name, or the key with this id, by a new one with the same
-     * name and scopes (and, when the old one expires, as long a lifetime). The old key keeps
-     * working for `graceMs`, then is refused. Returns both and the new token.
+     * name, scopes and lineage (and, when the old one expires, as long a lifetime). The old key keeps
+     * working for `graceMs`, then is refused (at once when it is 0). Returns both and the new token.
      */
     async rotate(
       nameOrId: string,
@@ -246,6 +267,7 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
           expiresAt: lifetime === null ? null : new Date(at.getTime() + lifetime),
           scopes: old.scopes,
           rotatedFrom: old.id,
+          lineage: old.lineage,
         },
       });
       if (!key) throw new ApiKeyError(`${described} was revoked or rotated meanwhile.`);
@@ -269,17 +291,41 @@ export const createApiKeys = (records: ApiKeyRecords, { now = () => new Date(), 
       return (await records.list()).length > 0;
     },
 
-    /** Revokes the current key with this name (not one a rotation replaced), or the key with this id. */
-    async revoke(nameOrId: string): Promise<ApiKeySummary> {
-      const key = findKey(await records.list(), nameOrId);
-      if (!key) throw new ApiKeyError(`No live key has the name or id "${nameOrId}".`);
-      const revokedAt = now();
-      if (!(await records.revoke(key.id, revokedAt))) {
-        throw new ApiKeyError(`Key ${key.id} ("${key.name}") is already revoked.`);
+    /**
+     * By name, revokes every key of the name that still works: the current one and any a rotation
+     * replaced whose grace has not ended, which is what a leaked key's name needs; a rotation that
+     * runs meanwhile is looked for again. By id, revokes that key alone, and says which keys of its
+     * name still work.
+     */
+    async revoke(nameOrId: string): Promise<Revocation> {
+      const revoked: ApiKeySummary[] = [];
+      /** Revokes `key` unless another process did first; true when this call did. */
+      const revokeOne = async (key: ApiKeyRecord, revokedAt: Date) => {
+        if (!(await records.revoke(key.id, revokedAt))) return false;
+        release(key.id);
+        await record({ at: revokedAt, event: 'revoked', keyId: key.id, keyName: key.name, detail: null });
+        revoked.push(summarise({ ...key, revokedAt }, revokedAt));
+        return true;
+      };
+      const stillWorking = async (name: string) => {
+        const at = now();
+        return (await records.list()).filter((key) => key.name === name && works(key, at));
+      };
+
+      if (isId(nameOrId)) {
+        const key = (await records.list()).find((candidate) => candidate.id === Number(nameOrId));
+        if (!key) throw new ApiKeyError(`No key has the id ${nameOrId}.`);
+        if (!(await revokeOne(key, now()))) throw new ApiKeyError(`Key ${key.id} ("${key.name}") is already revoked.`);
+        return { revoked, stillWorking: (await stillWorking(key.name)).map((other) => summarise(other, now())) };
       }
-      release(key.id);
-      await record({ at: revokedAt, event: 'revoked', keyId: key.id, keyName: key.name, detail: null });
-      return summarise({ ...key, revokedAt }, revokedAt);
+      let live = await stillWorking(nameOrId);
+      if (live.length === 0) throw new ApiKeyError(`No key named "${nameOrId}" still works.`);
+      for (let round = 0; round < REVOKE_ROUNDS && live.length > 0; round++) {
+        const revokedAt = now();
+        for (const key of live) await revokeOne(key, revokedAt);
+        live = await stillWorking(nameOrId);
+      }
+      return { revoked, stillWorking: live.map((key) => summarise(key, now())) };
     },
 
     authenticate,

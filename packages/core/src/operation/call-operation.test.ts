@@ -36,7 +36,7 @@ describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
 
   // Idempotency records belong to an API key, which must exist: the principals below are key 1.
   onEngine.beforeEach(async ({ db }) => {
-    await db.apiKeys.insert({ name: 'test', publicId: '0'.repeat(12), secretHash: '00', createdAt: new Date(), expiresAt: null });
+    await db.apiKeys.insert({ name: 'test', publicId: '0'.repeat(12), secretHash: '00', createdAt: new Date(), expiresAt: null, lineage: '0'.repeat(12) });
   });
 
   const outcome = (call: Promise<unknown>) =>
@@ -59,9 +59,9 @@ describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
     const operation: Operation = operations[name];
     const caller = createCallerFactory(appRouter) as unknown as (ctx: Context) => Record<string, (input: unknown) => Promise<unknown>>;
     const principals: Context['principal'][] = [
-      { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] },
-      { keyId: 1, name: 'reader', scopes: ['pets:read'] },
-      { keyId: 1, name: 'writer', scopes: ['pets:write'] },
+      { keyId: 1, name: 'test', lineage: '0'.repeat(12), scopes: ['pets:read', 'pets:write'] },
+      { keyId: 1, name: 'reader', lineage: '0'.repeat(12), scopes: ['pets:read'] },
+      { keyId: 1, name: 'writer', lineage: '0'.repeat(12), scopes: ['pets:write'] },
       null,
     ];
     for (const principal of principals) {
@@ -75,7 +75,7 @@ describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
   });
 
   onEngine('marks a create replayed for its Idempotency-Key, on both ways', async ({ db }) => {
-    const ctx: Context = { db, principal: { keyId: 1, name: 'test', scopes: ['pets:write'] }, idempotencyKey: 'once' };
+    const ctx: Context = { db, principal: { keyId: 1, name: 'test', lineage: '0'.repeat(12), scopes: ['pets:write'] }, idempotencyKey: 'once' };
     const first = await callOperation(operations.createPet, authorize(ctx, 'pets:write'), { name: 'Rex', categoryId: 1 });
     const again = await createCallerFactory(appRouter)(ctx).createPet({ name: 'Rex', categoryId: 1 });
     expect([isReplayed(first), isReplayed(again)]).toEqual([false, true]);
@@ -87,6 +87,6 @@ describe.each(ENGINES)('an operation called both ways on $name', (engine) => {
     const refusal = (principal: Context['principal']) =>
       outcome(Promise.resolve().then(() => authorize({ db, principal }, operations.createPet.meta.scope)));
     expect(await refusal(null)).toEqual({ error: ['UNAUTHORIZED', 'A valid API key is required: send "Authorization: Bearer <API_KEY>".'] });
-    expect(await refusal({ keyId: 1, name: 'reader', scopes: ['pets:read'] })).toEqual({ error: ['FORBIDDEN', 'This API key lacks the pets:write scope.'] });
+    expect(await refusal({ keyId: 1, name: 'reader', lineage: '0'.repeat(12), scopes: ['pets:read'] })).toEqual({ error: ['FORBIDDEN', 'This API key lacks the pets:write scope.'] });
   });
 });

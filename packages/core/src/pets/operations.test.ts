@@ -12,7 +12,7 @@ const createCaller = createCallerFactory(appRouter);
 describe.each(ENGINES)('the pet operations through tRPC on $name', (engine) => {
   const it = testOn(engine).extend(
     'ctx',
-    ({ db }): Context => ({ db, principal: { keyId: 1, name: 'test', scopes: ['pets:read', 'pets:write'] } }),
+    ({ db }): Context => ({ db, principal: { keyId: 1, name: 'test', lineage: '0'.repeat(12), scopes: ['pets:read', 'pets:write'] } }),
   );
 
   const errorOf = async (call: Promise<unknown>) => {
@@ -29,12 +29,12 @@ describe.each(ENGINES)('the pet operations through tRPC on $name', (engine) => {
   });
 
   it('refuses a call whose scope the key lacks, before looking at the input', async ({ ctx }) => {
-    const reader = createCaller({ ...ctx, principal: { keyId: 1, name: 'reader', scopes: ['pets:read'] } });
+    const reader = createCaller({ ...ctx, principal: { keyId: 1, name: 'reader', lineage: '0'.repeat(12), scopes: ['pets:read'] } });
     const refused = await errorOf(reader.createPet({} as never));
     expect([refused.code, refused.message]).toEqual(['FORBIDDEN', 'This API key lacks the pets:write scope.']);
     expect(await reader.listPets({})).toEqual({ items: [], nextCursor: null });
 
-    const writer = createCaller({ ...ctx, principal: { keyId: 1, name: 'writer', scopes: ['pets:write'] } });
+    const writer = createCaller({ ...ctx, principal: { keyId: 1, name: 'writer', lineage: '0'.repeat(12), scopes: ['pets:write'] } });
     expect((await errorOf(writer.listPets({ limit: 0 }))).code).toBe('FORBIDDEN');
     expect((await errorOf(writer.getPet({ petId: -1 }))).code).toBe('FORBIDDEN');
     expect((await writer.createPet({ name: 'Rex', categoryId: 1 })).name).toBe('Rex');

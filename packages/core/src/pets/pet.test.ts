@@ -2,7 +2,8 @@ import { TRPCError } from '@trpc/server';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { toErrorBody } from '../errors/error-body.js';
 import type { NewPetRecord, PetRecord } from '../storage/database.js';
-import { GetPetParams, NewPet, Pet } from './pet.js';
+import { mayHoldInPlace } from './display-safe-name.js';
+import { GetPetParams, NewPet, PATTERN_HIDDEN_CHARACTERS, Pet } from './pet.js';
 
 const valid = { name: 'Rex', categoryId: 1 };
 
@@ -47,6 +48,70 @@ describe('NewPet', () => {
     ['nothing but control characters', '\u0001'.repeat(255)],
   ])('refuses a name holding a control character: %s', (_, name) => {
     expect(issuesOf({ ...valid, name })).toEqual(['must not contain control characters']);
+  });
+
+  it.each([
+    ['a right-to-left override, which shows "Rexexe.jpg"', 'Rex\u202Egpj.exe'],
+    ['an isolate', 'Rex\u2067Tom\u2069'],
+    ['a right-to-left mark', 'Rex\u200F'],
+    ['the Arabic letter mark', '\u061Cبسبس'],
+  ])('refuses a name holding a bidirectional control: %s', (_, name) => {
+    expect(issuesOf({ ...valid, name })).toEqual(['must not contain bidirectional controls (Unicode Bidi_Control)']);
+  });
+
+  const INVISIBLE = 'must not contain invisible characters (Unicode Default_Ignorable_Code_Point), but a joiner between two characters or a variation selector after one';
+  it.each([
+    ['a zero-width space alone', '\u200B'],
+    ['a zero-width space inside', 'Re\u200Bx'],
+    ['a Hangul filler alone', '\u3164'],
+    ['a Hangul filler beside a letter', 'Rex\u3164'],
+    ['a soft hyphen', 'Re\u00ADx'],
+    ['a word joiner', 'Re\u2060x'],
+    ['a byte order mark inside', 'Re\uFEFFx'],
+    ['a tag character', 'Rex\u{E0041}'],
+    ['a joiner alone', '\u200D'],
+    ['a joiner at the end', 'Rex\u200D'],
+    ['a joiner at the start', '\u200DRex'],
+    ['a joiner before a space', 'Rex\u200D Tom'],
+    ['a variation selector alone', '\uFE0F'],
+    ['a variation selector after a space', 'Rex \uFE0F'],
+  ])('refuses a name holding an invisible character out of place: %s', (_, name) => {
+    expect(issuesOf({ ...valid, name })).toEqual([INVISIBLE]);
+  });
+
+  it.each([
+    ['only combining marks', '\u0301\u0301'],
+    ['only the blank Braille pattern', '\u2800\u2800'],
+  ])('refuses a name with nothing that shows: %s', (_, name) => {
+    expect(issuesOf({ ...valid, name })).toEqual(['must contain a letter, digit, punctuation mark or symbol that shows']);
+  });
+
+  it.each([
+    ['an emoji joined by ZWJ', '🐈\u200D⬛'],
+    ['a flag of joined emoji with a variation selector', '🏳\uFE0F\u200D🌈'],
+    ['a variation selector after a heart', 'Rex ❤\uFE0F'],
+    ['a keycap', '1\uFE0F\u20E3'],
+    ['Persian with a zero-width non-joiner', 'می\u200Cخواهم'],
+    ['a right-to-left name without any control', 'שלום Rex'],
+    ['a name in NFD, kept as sent', 'Zoe\u0308'],
+    ['a letter with the blank Braille pattern', 'R\u2800'],
+  ])('takes %s as sent', (_, name) => {
+    expect(NewPet.parse({ ...valid, name }).name).toBe(name);
+  });
+
+  it("refuses in the document's pattern every character of the plane the rule refuses anywhere, and no other", () => {
+    for (let code = 0; code < 0x10000; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const character = String.fromCodePoint(code);
+      const refusedAnywhere = /\p{Bidi_Control}|\p{Default_Ignorable_Code_Point}/u.test(character) && !mayHoldInPlace(character);
+      expect(PATTERN_HIDDEN_CHARACTERS.test(character), `U+${code.toString(16)}`).toBe(refusedAnywhere);
+    }
+  });
+
+  it("has the document's pattern refuse the names the issue found stored", () => {
+    const pattern = new RegExp(String(NewPet.shape.name.meta()?.pattern), 'u');
+    for (const name of ['Rex\u202Egpj.exe', '\u200B', '\u3164']) expect(pattern.test(name)).toBe(false);
+    expect(pattern.test('🐈\u200D⬛ Rex ❤\uFE0F')).toBe(true);
   });
 
   it('takes white space around a name, control characters included, and trims it', () => {

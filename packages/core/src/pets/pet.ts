@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PET_STATUSES } from '../storage/database.js';
 import { MAX_SAFE_ID, integerParam } from './integer-param.js';
 import { PAGE_SIZE } from './list/page-size.js';
+import { displayIssueOf } from './display-safe-name.js';
 
 export const PetStatus = z
   .enum(PET_STATUSES)
@@ -13,13 +14,27 @@ export const PET_NAME_MAX_CODE_POINTS = 255;
 /** Unicode's control characters (general category Cc): C0, DEL and C1. */
 const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
 
+/**
+ * What a name may not hold in the Basic Multilingual Plane besides control characters, in a form
+ * every JSON Schema validator reads: the bidirectional controls and the invisible characters
+ * (pets/display-safe-name.ts) but for the joiners and variation selectors, which are allowed in
+ * their place. A test holds it equal to the rule over every character of the plane.
+ */
+const HIDDEN_BMP = '\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufeff\\ufff0-\\ufff8\\uffa0';
+const REFUSED = CONTROL_CHARACTERS + HIDDEN_BMP;
+
 // The name rules a JSON Schema pattern can say (ECMAScript's `\s` is exactly what `trim()` removes):
-// a name sent holds something besides white space and no control character; a name returned is
-// also trimmed. Sent names are trimmed first, so white space that is a control character (a tab, a
-// line feed) may surround one.
-const SENT_NAME_PATTERN = '^\\s*[^\\s' + CONTROL_CHARACTERS + '](?:[^' + CONTROL_CHARACTERS + ']*[^\\s' + CONTROL_CHARACTERS + '])?\\s*$';
-const STORED_NAME_PATTERN = '^[^\\s' + CONTROL_CHARACTERS + '](?:[^' + CONTROL_CHARACTERS + ']*[^\\s' + CONTROL_CHARACTERS + '])?$';
+// a name sent holds something besides white space and no control, bidirectional control or
+// invisible character of the plane; a name returned is also trimmed. Sent names are trimmed first,
+// so white space that is a control character (a tab, a line feed) may surround one. The rules on
+// the other planes and on a joiner's place are the service's alone.
+const SENT_NAME_PATTERN = '^\\s*[^\\s' + REFUSED + '](?:[^' + REFUSED + ']*[^\\s' + REFUSED + '])?\\s*$';
+const STORED_NAME_PATTERN = '^[^\\s' + REFUSED + '](?:[^' + REFUSED + ']*[^\\s' + REFUSED + '])?$';
 const CONTROL_CHARACTER = new RegExp(`[${CONTROL_CHARACTERS}]`);
+
+/** The BMP characters the document's pattern refuses beside control characters, for the test that holds them to the rule. */
+// eslint-disable-next-line no-misleading-character-class -- each character of the class is refused on its own, none combines with another here
+export const PATTERN_HIDDEN_CHARACTERS = new RegExp(`[${HIDDEN_BMP}]`);
 
 /**
  * Trimmed, then 1..255 Unicode code points (JSON Schema's `maxLength` counts code points too,
@@ -40,6 +55,11 @@ const PetName = z
   })
   .refine((name) => name.isWellFormed(), { message: 'must be well-formed Unicode' })
   .refine((name) => !CONTROL_CHARACTER.test(name), { message: 'must not contain control characters' })
+  // A name with a control character is refused above; these rules say what else would mislead a reader.
+  .superRefine((name, context) => {
+    const issue = name === '' || CONTROL_CHARACTER.test(name) ? undefined : displayIssueOf(name);
+    if (issue !== undefined) context.addIssue({ code: 'custom', message: issue });
+  })
   .meta({ description: "The animal's name.", maxLength: PET_NAME_MAX_CODE_POINTS, pattern: SENT_NAME_PATTERN });
 
 /**

@@ -50,9 +50,12 @@ export interface PetPageQuery {
   take: number;
 }
 
-/** Identifies one idempotent create: a key, scoped to the API key that sent it. */
+/**
+ * Identifies one idempotent create: a key, scoped to what the API key that sent it stands for (its
+ * lineage), so that a retry sent with the key a rotation made finds the create of the key it replaced.
+ */
 export interface IdempotentCreate {
-  apiKeyId: number;
+  keyLineage: string;
   key: string;
   /** Identifies the request's content, so a different body under the same key is noticed. */
   fingerprint: string;
@@ -99,10 +102,12 @@ export interface ApiKeyRecord {
   rotatedAt: Date | null;
   /** The key this one replaced, when a rotation made it. */
   rotatedFrom: number | null;
+  /** What the key stands for across rotations: the public id of the key that began them (its own, unless a rotation made it). */
+  lineage: string;
 }
 
 /** Without `scopes`, a key gets every scope. */
-export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt' | 'expiresAt'> &
+export type NewApiKeyRecord = Pick<ApiKeyRecord, 'name' | 'publicId' | 'secretHash' | 'createdAt' | 'expiresAt' | 'lineage'> &
   Partial<Pick<ApiKeyRecord, 'scopes' | 'rotatedFrom'>>;
 
 /** One entry of the audit trail: what happened to which key, never its secret. */

@@ -17,7 +17,7 @@ const test = it.extend('opened', async ({ scratchPostgres }, { onCleanup }) => {
     },
   });
   onCleanup(() => db.close());
-  await db.apiKeys.insert({ name: 'one', publicId: 'one'.padEnd(12, '0'), secretHash: '00', createdAt: start, expiresAt: null });
+  await db.apiKeys.insert({ name: 'one', publicId: 'one'.padEnd(12, '0'), secretHash: '00', createdAt: start, expiresAt: null, lineage: 'one'.padEnd(12, '0') });
   return { db, batches };
 });
 
@@ -32,7 +32,7 @@ test('writes creates that arrive together as one batch, their ids in the order t
 });
 
 test('keeps the idempotency rule inside one batch: one create per key, the rest replayed or refused', async ({ opened: { db } }) => {
-  const once = (key: string, name: string) => db.pets.insertOnce(pet(name), { apiKeyId: 1, key, fingerprint: name, now: start });
+  const once = (key: string, name: string) => db.pets.insertOnce(pet(name), { keyLineage: 'one'.padEnd(12, '0'), key, fingerprint: name, now: start });
   const outcomes = await Promise.all([
     db.pets.insert(pet('plain')),
     once('a', 'Rex'),

@@ -63,20 +63,20 @@ const INSERT_BATCH = sql`with lock as materialized (select pg_advisory_xact_lock
     returning ${PET_COLUMNS}`;
 const LOCK_INSERTS = sql`select pg_advisory_xact_lock(${INSERT_LOCK})`;
 
-type RecordRow = Pet & { apiKeyId: number; key: string; fingerprint: string; createdAt: Date };
+type RecordRow = Pet & { keyLineage: string; key: string; fingerprint: string; createdAt: Date };
 
 /** The records of a batch's keys, with the animals they created, read under the lock. */
-const FIND_RECORDS = sql`select ${idempotencyKeys.apiKeyId} as "apiKeyId", ${idempotencyKeys.key}, ${idempotencyKeys.fingerprint},
+const FIND_RECORDS = sql`select ${idempotencyKeys.keyLineage} as "keyLineage", ${idempotencyKeys.key}, ${idempotencyKeys.fingerprint},
       ${idempotencyKeys.createdAt} as "createdAt", ${PET_COLUMNS}
     from ${idempotencyKeys} inner join ${pets} on ${pets.id} = ${idempotencyKeys.petId}
-    where (${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in
-      (select * from unnest(${sql.placeholder('apiKeyIds')}::bigint[], ${sql.placeholder('keys')}::text[]))`;
+    where (${idempotencyKeys.keyLineage}, ${idempotencyKeys.key}) in
+      (select * from unnest(${sql.placeholder('keyLineages')}::text[], ${sql.placeholder('keys')}::text[]))`;
 /** A key's record is (over)written in the transaction that inserts its animal: both exist or neither. */
 const WRITE_RECORDS = sql`insert into ${idempotencyKeys}
-      (${name(idempotencyKeys.apiKeyId)}, ${name(idempotencyKeys.key)}, ${name(idempotencyKeys.fingerprint)}, ${name(idempotencyKeys.petId)}, ${name(idempotencyKeys.createdAt)})
-    select * from unnest(${sql.placeholder('apiKeyIds')}::bigint[], ${sql.placeholder('keys')}::text[], ${sql.placeholder('fingerprints')}::text[],
+      (${name(idempotencyKeys.keyLineage)}, ${name(idempotencyKeys.key)}, ${name(idempotencyKeys.fingerprint)}, ${name(idempotencyKeys.petId)}, ${name(idempotencyKeys.createdAt)})
+    select * from unnest(${sql.placeholder('keyLineages')}::text[], ${sql.placeholder('keys')}::text[], ${sql.placeholder('fingerprints')}::text[],
       ${sql.placeholder('petIds')}::bigint[], ${sql.placeholder('createdAts')}::timestamptz[])
-    on conflict (${name(idempotencyKeys.apiKeyId)}, ${name(idempotencyKeys.key)}) do update
+    on conflict (${name(idempotencyKeys.keyLineage)}, ${name(idempotencyKeys.key)}) do update
     set ${name(idempotencyKeys.fingerprint)} = excluded.${name(idempotencyKeys.fingerprint)},
       ${name(idempotencyKeys.petId)} = excluded.${name(idempotencyKeys.petId)},
       ${name(idempotencyKeys.createdAt)} = excluded.${name(idempotencyKeys.createdAt)}`;
@@ -109,7 +109,7 @@ const insertAll = async ({ insertBatch }: CreateStatements, on: pg.Pool | pg.Poo
   return rows.sort((a, b) => a.id - b.id);
 };
 
-const recordKey = ({ apiKeyId, key }: IdempotentCreate) => `${apiKeyId} ${key}`;
+const recordKey = ({ keyLineage, key }: IdempotentCreate) => `${keyLineage} ${key}`;
 
 /** What to do with each create of a batch: insert it, give it an earlier create's animal, or answer it as found. */
 type Plan = { insert: true } | { sameAs: number } | { answer: IdempotentOutcome };
@@ -141,9 +141,9 @@ const writeKeyedBatch = async (statements: CreateStatements, pool: pg.Pool, crea
     await client.query('begin');
     await lockInserts(client);
     const keyed = creates.flatMap(({ once }) => (once ? [once] : []));
-    const rows = await findRecords(client, { apiKeyIds: keyed.map((once) => once.apiKeyId), keys: keyed.map((once) => once.key) });
+    const rows = await findRecords(client, { keyLineages: keyed.map((once) => once.keyLineage), keys: keyed.map((once) => once.key) });
     const found = new Map(
-      rows.map(({ apiKeyId, key, fingerprint, createdAt, ...pet }) => [recordKey({ apiKeyId, key, fingerprint, now: createdAt }), { fingerprint, createdAt, pet }]),
+      rows.map(({ keyLineage, key, fingerprint, createdAt, ...pet }) => [recordKey({ keyLineage, key, fingerprint, now: createdAt }), { fingerprint, createdAt, pet }]),
     );
     const plans = plan(creates, found);
     const inserting = creates.filter((_, index) => 'insert' in (plans[index] ?? {}));
@@ -152,7 +152,7 @@ const writeKeyedBatch = async (statements: CreateStatements, pool: pg.Pool, crea
     const recorded = inserting.flatMap(({ once }, position) => (once ? [{ once, pet: inserted[position] as Pet }] : []));
     if (recorded.length > 0) {
       await writeRecords(client, {
-        apiKeyIds: recorded.map(({ once }) => once.apiKeyId),
+        keyLineages: recorded.map(({ once }) => once.keyLineage),
         keys: recorded.map(({ once }) => once.key),
         fingerprints: recorded.map(({ once }) => once.fingerprint),
         petIds: recorded.map(({ pet }) => pet.id),
@@ -181,7 +181,7 @@ export const petQueries = (db: NodePgDatabase<typeof schema>) => ({
   // A bounded batch, oldest first through the created_at index. SKIP LOCKED: rows a request is
   // rewriting (an expired key used again) are left for the next batch instead of waited for.
   deleteExpiredIdempotencyRecords: db.delete(idempotencyKeys).where(
-    sql`(${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key}) in (select ${idempotencyKeys.apiKeyId}, ${idempotencyKeys.key} from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')} for update skip locked)`,
+    sql`(${idempotencyKeys.keyLineage}, ${idempotencyKeys.key}) in (select ${idempotencyKeys.keyLineage}, ${idempotencyKeys.key} from ${idempotencyKeys} where ${idempotencyKeys.createdAt} < ${sql.placeholder('before')} order by ${idempotencyKeys.createdAt} limit ${sql.placeholder('limit')} for update skip locked)`,
   ),
   insertBatch: INSERT_BATCH,
   findRecords: FIND_RECORDS,

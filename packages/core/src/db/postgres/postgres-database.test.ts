@@ -83,7 +83,7 @@ describe('PostgreSQL query plans', () => {
     ['a page filtered by status', (db: Queries) => petQueries(db).pageWithStatus, /Index Scan using pets_status_id_idx/],
     ['an animal by id', (db: Queries) => petQueries(db).findById, /Index Scan using pets_pkey/],
     ['a key by its public id', (db: Queries) => apiKeyQueries(db).findByPublicId, /Index Scan using api_keys_public_id_unique/],
-    ['the idempotency records of a batch of creates', (db: Queries) => petQueries(db).findRecords, /Index Scan using idempotency_keys_api_key_id_key_pk/],
+    ['the idempotency records of a batch of creates', (db: Queries) => petQueries(db).findRecords, /Index Scan using idempotency_keys_key_lineage_key_pk/],
     ['expired idempotency records', (db: Queries) => petQueries(db).deleteExpiredIdempotencyRecords, /Index (Only )?Scan using idempotency_keys_created_at_idx/],
   ] as const)('reach %s through an index, without a sort', async ([, query, expected], { scratchPostgres: { url } }) => {
     const opened = await openPostgresDatabase(url);
@@ -96,7 +96,7 @@ describe('PostgreSQL query plans', () => {
     const { sql, params } = 'toSQL' in statement ? statement.toSQL() : new PgDialect().sqlToQuery(statement);
     // The plan does not depend on the values; a placeholder is bound as 1, or a date where it is one.
     const values = params.map((param) =>
-      typeof param === 'string' || typeof param === 'number' ? param : param instanceof Placeholder && param.name === 'before' ? new Date() : param instanceof Placeholder && param.name === 'keys' ? ['k'] : param instanceof Placeholder && param.name === 'apiKeyIds' ? [1] : 1,
+      typeof param === 'string' || typeof param === 'number' ? param : param instanceof Placeholder && param.name === 'before' ? new Date() : param instanceof Placeholder && param.name === 'keys' ? ['k'] : param instanceof Placeholder && param.name === 'keyLineages' ? ['0123456789ab'] : 1,
     );
     const plan = (await client.query(`explain ${sql}`, values)).rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
     await client.end();

@@ -39,6 +39,7 @@ export const apiKeys = pgTable(
     scopes: text('scopes').notNull().default(ALL_SCOPES_STORED),
     rotatedAt: instant('rotated_at'),
     rotatedFrom: id('rotated_from'),
+    lineage: text('lineage').notNull(),
   },
   (table) => [
     uniqueIndex('api_keys_current_name_idx').on(table.name).where(sql`${table.revokedAt} is null and ${table.rotatedAt} is null`),
@@ -57,9 +58,7 @@ export const apiKeyEvents = pgTable('api_key_events', {
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    apiKeyId: id('api_key_id')
-      .notNull()
-      .references(() => apiKeys.id),
+    keyLineage: text('key_lineage').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
     petId: id('pet_id')
@@ -68,7 +67,7 @@ export const idempotencyKeys = pgTable(
     createdAt: instant('created_at').notNull(),
   },
   (table) => [
-    primaryKey({ columns: [table.apiKeyId, table.key] }),
+    primaryKey({ columns: [table.keyLineage, table.key] }),
     index('idempotency_keys_created_at_idx').on(table.createdAt),
   ],
 );

@@ -99,19 +99,19 @@ export const petQueries = (db: SqliteDrizzle) => ({
     .select({ fingerprint: idempotencyKeys.fingerprint, createdAt: idempotencyKeys.createdAt, pet: pets })
     .from(idempotencyKeys)
     .innerJoin(pets, eq(pets.id, idempotencyKeys.petId))
-    .where(and(eq(idempotencyKeys.apiKeyId, sql.placeholder('apiKeyId')), eq(idempotencyKeys.key, sql.placeholder('key')))),
+    .where(and(eq(idempotencyKeys.keyLineage, sql.placeholder('keyLineage')), eq(idempotencyKeys.key, sql.placeholder('key')))),
   // A key's record is written with the animal it created; a key whose record expired is used again.
   writeIdempotencyRecord: db
     .insert(idempotencyKeys)
     .values({
-      apiKeyId: sql.placeholder('apiKeyId'),
+      keyLineage: sql.placeholder('keyLineage'),
       key: sql.placeholder('key'),
       fingerprint: sql.placeholder('fingerprint'),
       petId: sql.placeholder('petId'),
       createdAt: sql.placeholder('createdAt'),
     })
     .onConflictDoUpdate({
-      target: [idempotencyKeys.apiKeyId, idempotencyKeys.key],
+      target: [idempotencyKeys.keyLineage, idempotencyKeys.key],
       set: { fingerprint: excluded(idempotencyKeys.fingerprint), petId: excluded(idempotencyKeys.petId), createdAt: excluded(idempotencyKeys.createdAt) },
     }),
   // A bounded batch, oldest first through the created_at index: the write lock is held briefly.
@@ -152,11 +152,11 @@ export const createSqlitePetRecords = (db: SqliteDrizzle): PetRecords => {
   // One immediate transaction: the write lock is taken first, so of two requests with the same
   // key (in this process or another on the same file) exactly one sees no record and creates.
   const insertOnce = db.$client.transaction(
-    (pet: NewPet, { apiKeyId, key, fingerprint, now }: IdempotentCreate): IdempotentOutcome => {
-      const decision = decideIdempotentCreate(findIdempotencyRecord({ apiKeyId, key }), { fingerprint, now });
+    (pet: NewPet, { keyLineage, key, fingerprint, now }: IdempotentCreate): IdempotentOutcome => {
+      const decision = decideIdempotentCreate(findIdempotencyRecord({ keyLineage, key }), { fingerprint, now });
       if (decision.outcome !== 'create') return decision;
       const inserted = insertedPet(pet);
-      writeIdempotencyRecord.run({ apiKeyId, key, fingerprint, petId: inserted.id, createdAt: now });
+      writeIdempotencyRecord.run({ keyLineage, key, fingerprint, petId: inserted.id, createdAt: now });
       return { outcome: 'created', pet: inserted };
     },
   );

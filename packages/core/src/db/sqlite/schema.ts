@@ -39,6 +39,8 @@ export const apiKeys = sqliteTable(
     rotatedAt: integer('rotated_at', { mode: 'timestamp_ms' }),
     // The key this one replaced, when a rotation made it.
     rotatedFrom: integer('rotated_from'),
+    // What the key stands for across its rotations: the public id of the key that began them.
+    lineage: text('lineage').notNull(),
   },
   (table) => [
     // A name identifies one current key; a revoked or rotated key's name goes to its replacement.
@@ -57,15 +59,14 @@ export const apiKeyEvents = sqliteTable('api_key_events', {
 });
 
 /**
- * The first response to each `Idempotency-Key`, per API key: a retry finds the animal it
- * created instead of creating another. Rows older than a day no longer count.
+ * The first response to each `Idempotency-Key`, per API key and its rotations (its lineage): a
+ * retry finds the animal it created instead of creating another, sent with the key that replaced
+ * the first one too. Rows older than a day no longer count.
  */
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',
   {
-    apiKeyId: integer('api_key_id')
-      .notNull()
-      .references(() => apiKeys.id),
+    keyLineage: text('key_lineage').notNull(),
     key: text('key').notNull(),
     /** SHA-256 of the validated request, so a different body under the same key is noticed. */
     fingerprint: text('fingerprint').notNull(),
@@ -75,7 +76,7 @@ export const idempotencyKeys = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (table) => [
-    primaryKey({ columns: [table.apiKeyId, table.key] }),
+    primaryKey({ columns: [table.keyLineage, table.key] }),
     // Serves the clean-up of expired rows.
     index('idempotency_keys_created_at_idx').on(table.createdAt),
   ],

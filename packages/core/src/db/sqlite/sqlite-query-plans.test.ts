@@ -41,7 +41,7 @@ describe('query plans', () => {
     ['an animal by id', () => petQueries(db).findById, /SEARCH pets USING INTEGER PRIMARY KEY \(rowid=\?\)/],
     ['a key by its public id', () => apiKeyQueries(db).findByPublicId, /SEARCH api_keys USING INDEX api_keys_public_id_unique \(public_id=\?\)/],
     ['revoking a key', () => apiKeyQueries(db).revoke(1, new Date()), /SEARCH api_keys USING INTEGER PRIMARY KEY \(rowid=\?\)/],
-    ['an idempotency record', () => petQueries(db).findIdempotencyRecord, /SEARCH idempotency_keys USING INDEX sqlite_autoindex_idempotency_keys_1 \(api_key_id=\? AND key=\?\)/],
+    ['an idempotency record', () => petQueries(db).findIdempotencyRecord, /SEARCH idempotency_keys USING INDEX sqlite_autoindex_idempotency_keys_1 \(key_lineage=\? AND key=\?\)/],
     ['expired idempotency records', () => petQueries(db).deleteExpiredIdempotencyRecords, /USING COVERING INDEX idempotency_keys_created_at_idx \(created_at<\?\)/],
   ])('reaches %s through an index, without a scan or a sort', (_, query, expected) => {
     const plan = planOf(query());

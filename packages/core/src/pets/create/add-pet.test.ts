@@ -13,13 +13,13 @@ const second = 1_000;
 describe.each(ENGINES)('addPet on $name', (engine) => {
   const it = testOn(engine)
     .extend('count', ({ db }) => async () => (await db.pets.page({ afterId: 0, take: 1000 })).length)
-    .extend('add', ({ db }) => (pet: NewPet, idempotencyKey?: string, apiKeyId = 1, now = start) =>
-      addPet(db.pets, { pet, apiKeyId, idempotencyKey, now }));
+    .extend('add', ({ db }) => (pet: NewPet, idempotencyKey?: string, keyLineage = 'one'.padEnd(12, '0'), now = start) =>
+      addPet(db.pets, { pet, keyLineage, idempotencyKey, now }));
 
   it.beforeEach(async ({ db }) => {
-    // Idempotency records belong to API keys, which must exist.
+    // Idempotency records belong to what API keys stand for, their lineages.
     for (const name of ['one', 'two']) {
-      await db.apiKeys.insert({ name, publicId: name.padEnd(12, '0'), secretHash: '00', createdAt: start, expiresAt: null });
+      await db.apiKeys.insert({ name, publicId: name.padEnd(12, '0'), secretHash: '00', createdAt: start, expiresAt: null, lineage: name.padEnd(12, '0') });
     }
   });
 
@@ -45,40 +45,40 @@ describe.each(ENGINES)('addPet on $name', (engine) => {
     expect(await count()).toBe(1);
   });
 
-  it('keeps keys apart per API key', async ({ add, count }) => {
-    await add(rex, 'shared', 1);
-    expect((await add(rex, 'shared', 2)).replayed).toBe(false);
+  it('keeps keys apart per API key lineage', async ({ add, count }) => {
+    await add(rex, 'shared', 'one'.padEnd(12, '0'));
+    expect((await add(rex, 'shared', 'two'.padEnd(12, '0'))).replayed).toBe(false);
     expect(await count()).toBe(2);
   });
 
   it('keeps a key for 24 hours to the millisecond', async ({ add }) => {
     const first = await add(rex, 'key-1');
     const dayLater = new Date(start.getTime() + IDEMPOTENCY_WINDOW_MS);
-    expect(await add(rex, 'key-1', 1, dayLater)).toEqual({ pet: first.pet, replayed: true });
-    await expect(add({ ...rex, name: 'Tom' }, 'key-1', 1, dayLater)).rejects.toThrow(/different request body/);
+    expect(await add(rex, 'key-1', undefined, dayLater)).toEqual({ pet: first.pet, replayed: true });
+    await expect(add({ ...rex, name: 'Tom' }, 'key-1', undefined, dayLater)).rejects.toThrow(/different request body/);
   });
 
   it('ignores a record 24 hours and one second old, prunes it, and keeps younger ones', async ({ db, add, count }) => {
     await add(rex, 'old');
     await add(rex, 'stale');
-    await add(rex, 'young', 1, new Date(start.getTime() + 2 * second));
+    await add(rex, 'young', undefined, new Date(start.getTime() + 2 * second));
     const later = new Date(start.getTime() + IDEMPOTENCY_WINDOW_MS + second);
 
     // Not pruned yet, but no longer counted: another body under its key creates a new animal.
     const tom = { ...rex, name: 'Tom' };
-    expect((await add(tom, 'stale', 1, later)).replayed).toBe(false);
-    expect((await add(tom, 'stale', 1, later)).replayed).toBe(true);
+    expect((await add(tom, 'stale', undefined, later)).replayed).toBe(false);
+    expect((await add(tom, 'stale', undefined, later)).replayed).toBe(true);
 
     const expired = idempotencyRecordsExpireBefore(later);
     expect(await db.pets.deleteExpiredIdempotencyRecords(expired, 100)).toBe(1);
     expect(await db.pets.deleteExpiredIdempotencyRecords(expired, 100)).toBe(0);
-    expect((await add(rex, 'young', 1, later)).replayed).toBe(true);
-    expect((await add(rex, 'old', 1, later)).replayed).toBe(false);
+    expect((await add(rex, 'young', undefined, later)).replayed).toBe(true);
+    expect((await add(rex, 'old', undefined, later)).replayed).toBe(false);
     expect(await count()).toBe(5);
   });
 
   it('prunes expired records in batches of at most the limit', async ({ db, add }) => {
-    for (let index = 0; index < 25; index++) await add(rex, `key-${index}`, 1, new Date(start.getTime() + index * second));
+    for (let index = 0; index < 25; index++) await add(rex, `key-${index}`, undefined, new Date(start.getTime() + index * second));
     const before = new Date(start.getTime() + 20 * second);
     const batches = [];
     for (let batch = 0; batch < 4; batch++) batches.push(await db.pets.deleteExpiredIdempotencyRecords(before, 8));

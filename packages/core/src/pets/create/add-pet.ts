@@ -5,7 +5,8 @@ import { IdempotencyKey, fingerprintOf } from './idempotency.js';
 
 export interface AddPetRequest {
   pet: NewPet;
-  apiKeyId: number;
+  /** What the key that sent it stands for across rotations: its idempotency records belong to it. */
+  keyLineage: string;
   /** As the client sent it, if it sent one. */
   idempotencyKey?: string | undefined;
   now: Date;
@@ -16,13 +17,13 @@ export interface AddPetRequest {
 /** Adds an animal, once per idempotency key when one is sent (the rule: idempotency.ts). */
 export const addPet = async (
   records: PetRecords,
-  { pet, apiKeyId, idempotencyKey, now, signal }: AddPetRequest,
+  { pet, keyLineage, idempotencyKey, now, signal }: AddPetRequest,
 ): Promise<{ pet: Pet; replayed: boolean }> => {
   if (idempotencyKey === undefined) return { pet: await records.insert(pet, signal), replayed: false };
   const key = IdempotencyKey.safeParse(idempotencyKey);
   if (!key.success) throw new TRPCError({ code: 'BAD_REQUEST', message: key.error.issues[0]?.message ?? 'Invalid Idempotency-Key.' });
 
-  const result = await records.insertOnce(pet, { apiKeyId, key: key.data, fingerprint: fingerprintOf(pet), now }, signal);
+  const result = await records.insertOnce(pet, { keyLineage, key: key.data, fingerprint: fingerprintOf(pet), now }, signal);
   if (result.outcome === 'mismatch') {
     throw new TRPCError({
       code: 'BAD_REQUEST',

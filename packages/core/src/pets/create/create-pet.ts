@@ -45,7 +45,7 @@ export const createPet = defineMutation({
   resolve: async ({ ctx, input }) => {
     const { pet, replayed } = await addPet(ctx.db.pets, {
       pet: input,
-      apiKeyId: ctx.principal.keyId,
+      keyLineage: ctx.principal.lineage,
       idempotencyKey: ctx.idempotencyKey,
       now: new Date(),
       signal: ctx.signal,

@@ -67,14 +67,14 @@ describe.each(STORES)('a $name database, pruned as the service prunes it', (engi
       await pruning.stop();
       await db.close();
     });
-    await db.apiKeys.insert({ name: 'one', publicId: 'one000000000', secretHash: '00', createdAt: new Date(), expiresAt: null });
+    await db.apiKeys.insert({ name: 'one', publicId: 'one000000000', secretHash: '00', createdAt: new Date(), expiresAt: null, lineage: 'one000000000' });
     return db;
   });
 
   it('prunes records older than 24 hours in the background, and keeps the others', async ({ db, store }) => {
     const ago = (ms: number) => new Date(Date.now() - ms);
     const add = (idempotencyKey: string, now: Date) =>
-      addPet(db.pets, { pet: { name: 'Rex', categoryId: 1, status: 'available' }, apiKeyId: 1, idempotencyKey, now });
+      addPet(db.pets, { pet: { name: 'Rex', categoryId: 1, status: 'available' }, keyLineage: 'one000000000', idempotencyKey, now });
     await add('day-and-a-second-old', ago(IDEMPOTENCY_WINDOW_MS + 1_000));
     await add('minute-short-of-a-day-old', ago(IDEMPOTENCY_WINDOW_MS - 60_000));
     await add('new', new Date());
