@@ -9,11 +9,13 @@ COPY . .
 # The build installs what the service needs and nothing else of the workspace (the example app,
 # the bench, the test and lint tools), each from the lockfile: esbuild alone (tools/build, a
 # package of its own) to transpile core and the API, then the API with its production
-# dependencies into /service. apps/api/test/deployment-files.test.ts runs these commands as
-# written, in a copy of what this COPY takes, but for the two folders' paths.
-RUN pnpm --filter @petstore/build deploy --prod --legacy /build
+# dependencies into /service. Each deploy copies its workspace packages in (injected) and takes
+# every version from the lockfile as it stands: nothing is resolved again from the registry.
+# apps/api/test/image-build.test.ts runs these commands as written, in a copy of what this COPY
+# takes, but for the two folders' paths.
+RUN pnpm --config.inject-workspace-packages=true --filter @petstore/build deploy --prod /build
 RUN node /build/transpile.mjs packages/core apps/api
-RUN pnpm --filter @petstore/api deploy --prod --legacy /service
+RUN pnpm --config.inject-workspace-packages=true --filter @petstore/api deploy --prod /service
 
 FROM node:24-bookworm-slim
 # A key printed at the first start would stay in the container's log for whoever reads it: the log

@@ -51,10 +51,22 @@ beforeAll(() => {
   service = join(scratch, 'service');
   for (const command of BUILD_COMMANDS) {
     const moved = command.replaceAll(' /build', ` ${join(scratch, 'build')}`).replaceAll(' /service', ` ${service}`);
+    // A bound on each command: a synchronous child that stalls (a registry request that never
+    // ends) would otherwise hold the worker past every vitest timeout, and the run with it.
     execFileSync('sh', ['-c', moved], {
       cwd: source,
       stdio: 'pipe',
-      env: { ...process.env, PATH: `${tools}:${dirname(process.execPath)}:${process.env.PATH ?? ''}`, npm_config_yes: 'true' },
+      timeout: 120_000,
+      killSignal: 'SIGKILL',
+      // Offline, with no registry metadata at hand: the build takes every version from the lockfile
+      // and every package from the store this checkout installed, and fails if it would resolve.
+      env: {
+        ...process.env,
+        PATH: `${tools}:${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+        npm_config_yes: 'true',
+        npm_config_offline: 'true',
+        npm_config_cache_dir: join(scratch, 'cache'),
+      },
     });
   }
 }, 300_000);
