@@ -7,13 +7,23 @@ import type { Socket } from 'node:net';
  */
 export const CONNECTIONS_PAST_THE_LIMIT = 64;
 
+/**
+ * Connections past their address's share that may be waiting for their one answer at once, all
+ * addresses together, and how long each may take to send its request: a client whose pool opened
+ * more than its share while answers were slow learns so from a 503 it can act on, while a flood
+ * of idle connections from one address costs at most this many sockets for this long, and those
+ * past them are closed as they open.
+ */
+export const CONNECTIONS_PAST_THE_SHARE = 256;
+export const PAST_THE_SHARE_WAIT_MS = 1_000;
+
 export interface ConnectionsOptions {
   maxConnections: number;
-  /** Connections one peer address may hold open at once; those past it are closed as they open. */
+  /** Connections one peer address may hold open at once, on every listener together. */
   maxConnectionsPerAddress: number;
   /** Whether a peer address is a proxy the service trusts: its connections carry many clients, and only `maxConnections` bounds them. */
   isTrustedProxy: (address: string) => boolean;
-  /** Where the connections taken past `maxConnections` are put, for the front door to refuse. */
+  /** Where the connections taken past `maxConnections` or past their address's share are put, for the front door to refuse. */
   pastTheLimit: WeakSet<Socket>;
 }
 
@@ -27,22 +37,35 @@ export interface ConnectionsOptions {
 const readPeerAddress = (socket: Socket): string => socket.remoteAddress ?? '';
 
 /**
- * Counts the open connections of one server, in all and per peer address. A connection past its
- * address's share is closed as it opens, before it costs more than its accept: one address
- * cannot hold the connections every other client needs (nginx's `limit_conn`). Those taken past
- * the server's limit go in `pastTheLimit`. A connection that sends nothing needs no watch of its
- * own: Node times its headers from when it connected (`headersTimeout`), and server.ts closes it
- * without an answer.
+ * Counts the open connections of every listener of the service together (the public port and the
+ * metrics port), in all and per peer address: one address cannot hold the connections every other
+ * client needs (nginx's `limit_conn`). A connection past its address's share gets one answer, a
+ * 503 with `Retry-After` and `Connection: close`, if it sends its request within
+ * PAST_THE_SHARE_WAIT_MS and fewer than CONNECTIONS_PAST_THE_SHARE wait so; otherwise it is closed.
+ * Those taken past the service's limit go in `pastTheLimit` too. A connection that sends nothing
+ * needs no watch of its own: Node times its headers from when it connected (`headersTimeout`), and
+ * server.ts closes it without an answer.
  */
-export const trackConnections = (server: Server, { maxConnections, maxConnectionsPerAddress, isTrustedProxy, pastTheLimit }: ConnectionsOptions): void => {
+export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isTrustedProxy, pastTheLimit }: ConnectionsOptions) => {
   let open = 0;
+  let pastTheShare = 0;
   const perAddress = new Map<string, number>();
-  server.maxConnections = maxConnections + CONNECTIONS_PAST_THE_LIMIT;
-  server.on('connection', (socket: Socket) => {
+  const leftPastTheShare = () => {
+    pastTheShare--;
+  };
+  const onConnection = (socket: Socket) => {
     const address = readPeerAddress(socket);
     const held = perAddress.get(address) ?? 0;
     if (held >= maxConnectionsPerAddress && !isTrustedProxy(address)) {
-      socket.destroy();
+      if (pastTheShare >= CONNECTIONS_PAST_THE_SHARE) {
+        socket.destroy();
+        return;
+      }
+      pastTheShare++;
+      pastTheLimit.add(socket);
+      // Node's server closes a socket whose timeout passes with nobody listening for it.
+      socket.setTimeout(PAST_THE_SHARE_WAIT_MS);
+      socket.once('close', leftPastTheShare);
       return;
     }
     perAddress.set(address, held + 1);
@@ -54,7 +77,14 @@ export const trackConnections = (server: Server, { maxConnections, maxConnection
       if (left === 0) perAddress.delete(address);
       else perAddress.set(address, left);
     });
-  });
+  };
+  return {
+    /** Counts `server`'s connections with the others'. */
+    track: (server: Server): void => {
+      server.maxConnections = maxConnections + CONNECTIONS_PAST_THE_LIMIT + CONNECTIONS_PAST_THE_SHARE;
+      server.on('connection', onConnection);
+    },
+  };
 };
 
 /**
