@@ -70,7 +70,7 @@ export const servedRoutes = async (url: string, metricsUrl: string, key: string,
       const queryValues = Object.fromEntries(parameters.filter((parameter) => parameter.in === 'query' && parameter.schema?.type !== 'string').map((parameter) => [parameter.name, largest(parameter)]));
       const body = valueOf(operation.requestBody?.content?.['application/json']?.schema) as Record<string, unknown> | null;
       const path = `/v1${template.replace(/\{(\w+)\}/g, (_, name: string) => String(pathValues[name]))}`;
-      const query = new URLSearchParams(Object.entries(queryValues).map(([name, value]) => [name, String(value)])).toString();
+      const query = new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString();
       const upper = method.toUpperCase();
       routes.push({ name: `${upper} /v1${template}`, port, request: (id) => wire(upper, `${path}${query ? `?${query}` : ''}`, authorization, id, body ? JSON.stringify(body) : '') });
       const procedure = operation.operationId;
