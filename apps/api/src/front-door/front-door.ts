@@ -95,8 +95,8 @@ export interface FrontDoorOptions {
   overload?: OverloadGuard | undefined;
 }
 
-/** Why a connection past the service's limit, or its address's share, is refused. */
-const PAST_THE_LIMIT = 'has as many connections open as it serves, in all or for this address';
+/** Why a connection past the service's limit is refused. */
+const PAST_THE_LIMIT = 'has as many connections open as it serves';
 
 const unavailable = (why: string) =>
   new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
