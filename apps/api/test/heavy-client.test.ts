@@ -82,7 +82,7 @@ describe('a legitimate heavy client on a host whose other processes keep both co
       const readiness: Record<string, number> = {};
       const count = (tally: Record<string, number>, what: string) => (tally[what] = (tally[what] ?? 0) + 1);
       /** A connection error's code (ECONNRESET, UND_ERR_SOCKET…), or the client's own TimeoutError. */
-      const failureOf = (error: unknown) => String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name);
+      const failureOf = (error: unknown) => (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
       const requests: Promise<unknown>[] = [];
       const polling = { on: true };
       const poll = (async () => {

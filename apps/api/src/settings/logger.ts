@@ -36,20 +36,18 @@ const batchedStdout = (backlogBytes: number, dropped: (lines: number) => void): 
   let lines: string[] = [];
   let length = 0;
   let droppedInEpisode = 0;
-  let droppedNow = false;
   destination.on('drop', (text: string) => {
     const count = linesIn(text);
     droppedLines += count;
     droppedInEpisode += count;
-    droppedNow = true;
   });
   const writeGathered = () => {
     if (lines.length === 0) return;
-    droppedNow = false;
+    const droppedBefore = droppedLines;
     destination.write(lines.join(''));
     lines = [];
     length = 0;
-    if (!droppedNow && droppedInEpisode > 0) {
+    if (droppedLines === droppedBefore && droppedInEpisode > 0) {
       const count = droppedInEpisode;
       droppedInEpisode = 0;
       dropped(count);
@@ -83,10 +81,11 @@ const batchedStdout = (backlogBytes: number, dropped: (lines: number) => void): 
  * process flushes it (`logger.flush()`).
  */
 export const createLogger = (level: Config['logLevel'], destination?: DestinationStream, backlogBytes = DEFAULT_LOG_BACKLOG_BYTES): Logger => {
-  let logger: Logger | undefined;
-  const droppedLinesFor = (lines: number) =>
-    logger?.warn({ droppedLines: lines, logBacklogBytes: backlogBytes }, 'stdout did not take the log as fast as it came: lines past the backlog were dropped (petstore_log_lines_dropped_total)');
-  logger = pino(
+  // Told only on a later write, once the logger exists.
+  const droppedLinesFor = (lines: number) => {
+    logger.warn({ droppedLines: lines, logBacklogBytes: backlogBytes }, 'stdout did not take the log as fast as it came: lines past the backlog were dropped (petstore_log_lines_dropped_total)');
+  };
+  const logger: Logger = pino(
     {
       level,
       // Nothing logs these today; the redaction keeps a future careless line from leaking a key.
