@@ -41,6 +41,9 @@ const ENGINE_INDEPENDENT = [
  * at a time, so that none of them is the load another file's timings meet, nor another's theirs.
  */
 const LOADING = [
+  'test/hostile-memory-sweep.test.ts',
+  'test/hostile-log.test.ts',
+  'test/heavy-client.test.ts',
   'test/hostile-unread-answers.test.ts',
   'test/hostile-connections.test.ts',
   'test/busy-host.test.ts',

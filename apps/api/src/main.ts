@@ -80,7 +80,7 @@ const main = async () => {
     return;
   }
   const config = readConfig();
-  const logger = createLogger(config.logLevel, logDestination());
+  const logger = createLogger(config.logLevel, logDestination(), config.logBacklogBytes);
   let server;
   try {
     server = await startServer(config, logger);

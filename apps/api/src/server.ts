@@ -9,7 +9,7 @@ import type { Config } from './settings/config.js';
 import type { Door } from './exchange/exchange.js';
 import { trustedProxyTest } from './admission/client-address.js';
 import { REQUEST_TIMEOUT, bodyUnparseable, expectContinue } from './exchange/read-body.js';
-import { oneAtATime, trackConnections } from './front-door/connections.js';
+import { countConnections, oneAtATime } from './front-door/connections.js';
 import { createSideDoor, openExchange } from './front-door/front-door.js';
 
 import { writeReply } from './front-door/write-reply.js';
@@ -184,23 +184,36 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   const { stores } = petstore;
 
   const listener = await listenerFor(petstore, options);
-  const server = createServer(
-    {
-      // Node looks for requests past their bounds this often; its default, 30 s, would let one
-      // outlive its bound by as much.
-      connectionsCheckingInterval: CONNECTIONS_CHECKED_EVERY_MS,
-      headersTimeout: config.headersTimeoutMs,
-      // The whole request, headers and body, from its first byte: Node's parser keeps the time of
-      // every request at no cost to one that arrives in time, and says so to answerMalformedRequest.
-      requestTimeout: config.headersTimeoutMs + config.bodyTimeoutMs,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      keepAliveTimeoutBuffer: KEEP_ALIVE_TIMEOUT_BUFFER_MS,
-      // The front door refuses a request without Host with the Error body; Node's own check answers a bare 400.
-      requireHostHeader: false,
-    },
-    listener,
-  );
-  server.on('clientError', answerMalformedRequest(petstore.door, petstore.refuseMalformed));
+  // Every listener passes the same bounds: its time to send headers and body, keep-alive, one
+  // request at a time, the held answers' budget (the one writer), and the connections it may hold,
+  // counted together with the other listener's.
+  const connections = countConnections({
+    ...config,
+    isTrustedProxy: trustedProxyTest(config.trustProxy),
+    pastTheLimit: petstore.door.pastTheLimit,
+  });
+  const bounded = (serve: (req: IncomingMessage, res: ServerResponse) => void, refuseMalformed: Petstore['refuseMalformed']) => {
+    const bound = createServer(
+      {
+        // Node looks for requests past their bounds this often; its default, 30 s, would let one
+        // outlive its bound by as much.
+        connectionsCheckingInterval: CONNECTIONS_CHECKED_EVERY_MS,
+        headersTimeout: config.headersTimeoutMs,
+        // The whole request, headers and body, from its first byte: Node's parser keeps the time of
+        // every request at no cost to one that arrives in time, and says so to answerMalformedRequest.
+        requestTimeout: config.headersTimeoutMs + config.bodyTimeoutMs,
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+        keepAliveTimeoutBuffer: KEEP_ALIVE_TIMEOUT_BUFFER_MS,
+        // The front door refuses a request without Host with the Error body; Node's own check answers a bare 400.
+        requireHostHeader: false,
+      },
+      serve,
+    );
+    bound.on('clientError', answerMalformedRequest(petstore.door, refuseMalformed));
+    connections.track(bound);
+    return bound;
+  };
+  const server = bounded(listener, petstore.refuseMalformed);
   // `Expect: 100-continue`: Node would invite the body at once; it is invited only once the request
   // is admitted and its body about to be read (exchange/read-body.ts).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
@@ -210,11 +223,6 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   // Any other expectation is ignored, as nginx does (RFC 9110 §10.1.1 lets a server answer 417, or
   // not): the request is served as it would be without it, where Node would answer a bare 417.
   server.on('checkExpectation', listener);
-  trackConnections(server, {
-    ...config,
-    isTrustedProxy: trustedProxyTest(config.trustProxy),
-    pastTheLimit: petstore.door.pastTheLimit,
-  });
   try {
     await listen(server, config.port, config.host, config.listenBacklog);
   } catch (error) {
@@ -226,7 +234,8 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   let metricsServer: Server | undefined;
   if (petstore.metrics && config.metricsPort !== undefined) {
     try {
-      metricsServer = createServer(createSideDoor(petstore.door, createMetricsPage(petstore.metrics.registry)));
+      const metricsPage = createMetricsPage(petstore.metrics.registry);
+      metricsServer = bounded(oneAtATime(createSideDoor(petstore.door, metricsPage)), metricsPage.refuse);
       await listen(metricsServer, config.metricsPort, config.host);
     } catch (error) {
       await drain(server, { graceMs: config.shutdownGraceMs, idleMs: config.shutdownIdleMs }, logger);

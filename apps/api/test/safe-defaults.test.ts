@@ -1,4 +1,8 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteDatabase } from '@petstore/core';
 import { describe, expect } from 'vitest';
 import { createLogger } from '../src/settings/logger.js';
 import { type TestServer, it } from '../src/testing/index.js';
@@ -82,6 +86,25 @@ describe('request ids', () => {
     await broken.db.close();
     await expectError(await call(broken, '/v1/pets', { headers: { 'X-Request-Id': 'crash-1' } }), 500, 'INTERNAL_SERVER_ERROR');
     expect(logLines.filter((entry) => entry.reqId === 'crash-1' && entry.level === 50).length).toBeGreaterThan(0);
+  });
+});
+
+describe('a SQLite store other local users can read', () => {
+  it('is named at start, in one warn line saying how to close it', async ({ startServer }) => {
+    const folder = mkdtempSync(join(tmpdir(), 'petstore-loose-'));
+    try {
+      const file = join(folder, 'petstore.db');
+      await openSqliteDatabase(file).close();
+      chmodSync(file, 0o644);
+      const lines: Record<string, unknown>[] = [];
+      await startServer({ PETSTORE_DB: file, DATABASE_URL: '', REDIS_URL: '' }, createLogger('info', { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) }));
+      const warnings = lines.filter((entry) => entry.level === 40 && String(entry.msg).includes('open to other local users'));
+      expect(warnings).toHaveLength(1);
+      // SQLite gives its -wal and -shm the file's own mode: they are named with it.
+      expect(warnings[0]).toMatchObject({ files: [{ path: file, mode: '0644' }, { path: `${file}-wal`, mode: '0644' }, { path: `${file}-shm`, mode: '0644' }], msg: expect.stringContaining(`chmod 600 ${file}`) as string });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

@@ -27,10 +27,11 @@ export interface EmptyReply {
   page?: boolean;
 }
 
-/** A piece of a body written as it is ready; `last`: nothing follows it. */
+/** A piece of a body written as it is ready; `last`: nothing follows it; `calls`: the calls of a batch it answers. */
 export interface Chunk {
   text: string;
   last: boolean;
+  calls?: readonly number[];
 }
 
 /**
@@ -43,6 +44,8 @@ export interface ChunkedReply {
   headers: FlatHeaders;
   first: Chunk;
   rest: AsyncIterator<Chunk, void>;
+  /** What a later chunk becomes when the process has no room to hold it: its calls' refusal with `error`. */
+  refused: (exchange: Exchange, chunk: Chunk, error: unknown) => string;
 }
 
 /**

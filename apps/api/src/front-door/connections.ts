@@ -1,5 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { OVERLOAD_RETRY_AFTER_SECONDS } from './overload.js';
+import { API_SECURITY_HEADERS } from './security-headers.js';
 
 /**
  * Connections taken past `maxConnections`, so that a health check still gets through and every
@@ -7,9 +9,27 @@ import type { Socket } from 'node:net';
  */
 export const CONNECTIONS_PAST_THE_LIMIT = 64;
 
+/**
+ * Connections past their address's share that may be lingering at once, all addresses together,
+ * and how long each may: a client whose pool opened more than its share while answers were slow
+ * learns so from a 503 it can act on, while a flood of idle connections from one address costs at
+ * most this many sockets for this long; those past them are closed as they open.
+ */
+export const CONNECTIONS_PAST_THE_SHARE = 256;
+export const PAST_THE_SHARE_WAIT_MS = 1_000;
+
+/** What a connection past its address's share is told as it opens, made once: no request of it is read or run. */
+const PAST_THE_SHARE_ANSWER = (() => {
+  const body = JSON.stringify({ code: 'SERVICE_UNAVAILABLE', message: `This address has as many connections open as the service serves it; try again in ${String(OVERLOAD_RETRY_AFTER_SECONDS)} second.`, status: 503 });
+  const headers = [...API_SECURITY_HEADERS, 'Retry-After', OVERLOAD_RETRY_AFTER_SECONDS, 'Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(body), 'Connection', 'close'];
+  let head = 'HTTP/1.1 503 Service Unavailable\r\n';
+  for (let index = 0; index < headers.length; index += 2) head += `${String(headers[index])}: ${String(headers[index + 1])}\r\n`;
+  return Buffer.from(`${head}\r\n${body}`);
+})();
+
 export interface ConnectionsOptions {
   maxConnections: number;
-  /** Connections one peer address may hold open at once; those past it are closed as they open. */
+  /** Connections one peer address may hold open at once, on every listener together. */
   maxConnectionsPerAddress: number;
   /** Whether a peer address is a proxy the service trusts: its connections carry many clients, and only `maxConnections` bounds them. */
   isTrustedProxy: (address: string) => boolean;
@@ -27,22 +47,42 @@ export interface ConnectionsOptions {
 const readPeerAddress = (socket: Socket): string => socket.remoteAddress ?? '';
 
 /**
- * Counts the open connections of one server, in all and per peer address. A connection past its
- * address's share is closed as it opens, before it costs more than its accept: one address
- * cannot hold the connections every other client needs (nginx's `limit_conn`). Those taken past
- * the server's limit go in `pastTheLimit`. A connection that sends nothing needs no watch of its
- * own: Node times its headers from when it connected (`headersTimeout`), and server.ts closes it
- * without an answer.
+ * Counts the open connections of every listener of the service together (the public port and the
+ * metrics port), in all and per peer address: one address cannot hold the connections every other
+ * client needs (nginx's `limit_conn`). A connection past its address's share is answered 503 with
+ * `Retry-After` and `Connection: close` as it opens (`answerPastTheShare`), without a request of it
+ * run. Those taken past the service's limit go in `pastTheLimit`, for the front door to refuse. A connection that sends nothing
+ * needs no watch of its own: Node times its headers from when it connected (`headersTimeout`), and
+ * server.ts closes it without an answer.
  */
-export const trackConnections = (server: Server, { maxConnections, maxConnectionsPerAddress, isTrustedProxy, pastTheLimit }: ConnectionsOptions): void => {
+export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isTrustedProxy, pastTheLimit }: ConnectionsOptions) => {
   let open = 0;
+  let pastTheShare = 0;
   const perAddress = new Map<string, number>();
-  server.maxConnections = maxConnections + CONNECTIONS_PAST_THE_LIMIT;
-  server.on('connection', (socket: Socket) => {
+  const leftPastTheShare = () => {
+    pastTheShare--;
+  };
+  /**
+   * The answer written at once, and the connection ended: the client reads it as the answer to the
+   * request it sent, and closes. What it sends meanwhile is read and dropped (so closing sends no
+   * reset) until it closes, or PAST_THE_SHARE_WAIT_MS, when Node's server closes a socket whose
+   * timeout nobody listens for.
+   */
+  const answerPastTheShare = (socket: Socket) => {
+    if (pastTheShare >= CONNECTIONS_PAST_THE_SHARE) {
+      socket.destroy();
+      return;
+    }
+    pastTheShare++;
+    socket.once('close', leftPastTheShare);
+    socket.setTimeout(PAST_THE_SHARE_WAIT_MS);
+    socket.end(PAST_THE_SHARE_ANSWER);
+  };
+  const onConnection = (socket: Socket) => {
     const address = readPeerAddress(socket);
     const held = perAddress.get(address) ?? 0;
     if (held >= maxConnectionsPerAddress && !isTrustedProxy(address)) {
-      socket.destroy();
+      answerPastTheShare(socket);
       return;
     }
     perAddress.set(address, held + 1);
@@ -54,7 +94,15 @@ export const trackConnections = (server: Server, { maxConnections, maxConnection
       if (left === 0) perAddress.delete(address);
       else perAddress.set(address, left);
     });
-  });
+  };
+  return {
+    /** Counts `server`'s connections with the others'. */
+    track: (server: Server): void => {
+      server.maxConnections = maxConnections + CONNECTIONS_PAST_THE_LIMIT + CONNECTIONS_PAST_THE_SHARE;
+      // Before Node's own listener: a connection past its share is answered before any request of it is parsed.
+      server.prependListener('connection', onConnection);
+    },
+  };
 };
 
 /**
@@ -78,6 +126,8 @@ const waiting = new WeakMap<Socket, number>();
  * of them closes it. A request with nothing before it runs at once.
  */
 export const oneAtATime = (serve: Listener): Listener => (req, res) => {
+  // A connection answered as it opened (past its address's share) runs nothing it sends.
+  if (req.socket.writableEnded) return;
   if (res.socket !== null) {
     serve(req, res);
     return;

@@ -95,6 +95,9 @@ export interface FrontDoorOptions {
   overload?: OverloadGuard | undefined;
 }
 
+/** Why a connection past the service's limit is refused. */
+const PAST_THE_LIMIT = 'has as many connections open as it serves';
+
 const unavailable = (why: string) =>
   new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
 
@@ -138,7 +141,7 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
         return true;
       }
       if (pastTheLimit || overload?.shed(exchange.startedAt)) {
-        const why = pastTheLimit ? 'has as many connections open as it serves' : 'is overloaded';
+        const why = pastTheLimit ? PAST_THE_LIMIT : 'is overloaded';
         writeReply(exchange, api.refuse(exchange, unavailable(why), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
         return true;
       }
@@ -151,10 +154,16 @@ export type FrontDoor = ReturnType<typeof createFrontDoor>;
 
 /**
  * The way into a listener that serves one transport and nothing of the API (the metrics
- * listener): each request gets its exchange, and its answer goes through the one writer.
+ * listener): each request gets its exchange, and its answer goes through the one writer. A
+ * connection past the limit or its address's share gets a 503 and closes, as on the public port.
  */
 export const createSideDoor = (door: Door, transport: Transport) =>
   (req: IncomingMessage, res: ServerResponse): void => {
     const exchange = openExchange(req, res, door);
+    if (door.pastTheLimit.has(req.socket)) {
+      res.shouldKeepAlive = false;
+      writeReply(exchange, transport.refuse(exchange, unavailable(PAST_THE_LIMIT), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
+      return;
+    }
     transport.serve(exchange).then(writeAnswer.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
   };

@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import { type Exchange, REQUEST_ID_HEADER, logOf } from '../exchange/exchange.js';
 import { bodyMayArrive } from '../exchange/read-body.js';
-import { type ChunkedReply, JSON_TYPE, type Reply, type Transport } from '../exchange/reply.js';
+import { type Chunk, type ChunkedReply, JSON_TYPE, type Reply, type Transport } from '../exchange/reply.js';
 import { ALWAYS_WRITTEN_CHARACTERS, UNSENT_RETRY_AFTER_SECONDS, tooMuchHeld } from './held-answers.js';
 import { endLingering } from './lingering-close.js';
 import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from './security-headers.js';
@@ -73,12 +73,30 @@ const drained = (res: ServerResponse) =>
     res.once('drain', done).once('close', done);
   });
 
+/** What a body's chunks end with when the iterator ends without a last one. */
+const NOTHING_MORE = { text: '', last: true };
+
 /**
- * A body in chunks, each written as soon as it is ready. A client that goes away is not waited
- * for; chunks that fail after the head went out end the body with what was written.
+ * What of a later chunk is written: the chunk, when it is small or the held answers' budget has
+ * room for it; otherwise its calls' refusal (503), so a reader that is slow holds no more than
+ * any other client's answer would (held-answers.ts).
  */
-const writeChunks = async (exchange: Exchange, { status, first, rest }: ChunkedReply, headers: OutgoingHttpHeader[]): Promise<void> => {
+const weighed = (exchange: Exchange, reply: ChunkedReply, chunk: Chunk): string => {
+  if (chunk.text.length <= ALWAYS_WRITTEN_CHARACTERS) return chunk.text;
+  const { door, req } = exchange;
+  return door.held.fits(Buffer.byteLength(chunk.text), door.clientAddress(req)) ? chunk.text : reply.refused(exchange, chunk, tooMuchHeld());
+};
+
+/**
+ * A body in chunks, each written as soon as it is ready. The next chunk is asked for only once the
+ * socket has taken the one before (or it was small), and is weighed before it is written
+ * (`weighed`): a connection that does not read stalls its own stream, never the heap. A client
+ * that goes away is not waited for; chunks that fail after the head went out end the body with
+ * what was written.
+ */
+const writeChunks = async (exchange: Exchange, reply: ChunkedReply, headers: OutgoingHttpHeader[]): Promise<void> => {
   const { res } = exchange;
+  const { status, first, rest } = reply;
   headers.push('Content-Type', JSON_TYPE, 'Transfer-Encoding', 'chunked');
   res.writeHead(status, headers as string[]);
   const gone = new Promise<'gone'>((resolve) => {
@@ -87,17 +105,19 @@ const writeChunks = async (exchange: Exchange, { status, first, rest }: ChunkedR
     });
   });
   let chunk = first;
+  let text = first.text;
   try {
     while (!chunk.last) {
-      if (!res.write(chunk.text)) {
+      if (!res.write(text)) {
         holdUnsent(exchange);
         await drained(res);
       }
       const next = await Promise.race([rest.next(), gone]);
       if (next === 'gone') return;
-      chunk = next.done ? { text: '', last: true } : next.value;
+      chunk = next.done ? NOTHING_MORE : next.value;
+      text = weighed(exchange, reply, chunk);
     }
-    end(exchange, chunk.text);
+    end(exchange, text);
   } catch (error) {
     logOf(exchange).error({ err: error }, 'streaming the response failed');
     end(exchange);
@@ -141,13 +161,19 @@ export const writeReply = (exchange: Exchange, reply: Reply): void => {
  * of it is written. A small answer, a create's included, is always written.
  */
 export const writeAnswer = (exchange: Exchange, transport: Transport, reply: Reply): void => {
-  if (reply.kind !== 'body' || reply.body.length <= ALWAYS_WRITTEN_CHARACTERS) {
+  // A streamed answer's first chunk is weighed as a body: on SQLite it is often the whole answer.
+  const first = reply.kind === 'body' ? reply.body : reply.kind === 'chunked' ? reply.first.text : undefined;
+  if (first === undefined || first.length <= ALWAYS_WRITTEN_CHARACTERS) {
     writeReply(exchange, reply);
     return;
   }
   const { door, req } = exchange;
-  if (door.held.fits(Buffer.byteLength(reply.body), door.clientAddress(req))) writeReply(exchange, reply);
-  else writeReply(exchange, transport.refuse(exchange, tooMuchHeld(), ['Retry-After', UNSENT_RETRY_AFTER_SECONDS]));
+  if (door.held.fits(Buffer.byteLength(first), door.clientAddress(req))) {
+    writeReply(exchange, reply);
+    return;
+  }
+  if (reply.kind === 'chunked') void reply.rest.return?.();
+  writeReply(exchange, transport.refuse(exchange, tooMuchHeld(), ['Retry-After', UNSENT_RETRY_AFTER_SECONDS]));
 };
 
 /** A transport that failed to answer: its refusal of the whole request, written as any reply. */

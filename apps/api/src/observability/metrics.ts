@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import type { Exchange } from '../exchange/exchange.js';
 import { type RequestObserver, UNMATCHED_ROUTE, listenForFinish } from './exchange-observer.js';
 import { createRequestDurations } from './request-durations.js';
+import { logLinesDropped } from '../settings/logger.js';
 
 /** Seconds; from a cached get-by-id (well under a millisecond) to a request stuck behind the pool. */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -56,6 +57,15 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
     name: 'petstore_idempotent_replays_total',
     help: 'Creates answered with the animal an earlier request with the same Idempotency-Key created.',
     registers,
+  });
+  new Counter({
+    name: 'petstore_log_lines_dropped_total',
+    help: 'Log lines dropped because stdout did not take them as fast as they came and the backlog reached LOG_BACKLOG_BYTES.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(logLinesDropped());
+    },
   });
   if (db?.poolUse) {
     new Gauge({

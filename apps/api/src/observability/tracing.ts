@@ -144,6 +144,15 @@ const statementObserver = (tracer: Tracer): StatementObserver => {
 };
 
 /**
+ * Exports to the collector that may be under way at once, each a batch of up to 512 spans (the
+ * SDK's `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`): a collector that does not answer holds this many batches
+ * until each times out (`OTEL_EXPORTER_OTLP_TIMEOUT`, 10 s), and the spans that follow wait in the
+ * SDK's queue (`OTEL_BSP_MAX_QUEUE_SIZE`, 2048), past which they are dropped. The SDK's own 30
+ * would let a stalled collector hold some 15,000 spans.
+ */
+export const TRACE_EXPORTS_IN_FLIGHT = 4;
+
+/**
  * Registers the OpenTelemetry SDK for this process: a tracer provider with the AsyncLocalStorage
  * context manager and the W3C propagator, exporting in batches over OTLP/HTTP (JSON). Loaded only
  * when tracing is on, so a service without it never loads the SDK.
@@ -156,7 +165,7 @@ export const startTracing = async (): Promise<Tracing> => {
   ]);
   const provider = new NodeTracerProvider({
     resource: defaultResource().merge(detectResources({ detectors: [envDetector] })),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ concurrencyLimit: TRACE_EXPORTS_IN_FLIGHT }))],
   });
   provider.register();
   const tracer = provider.getTracer('petstore');

@@ -90,6 +90,14 @@ export const DEFAULT_REQUEST_BOUNDS = {
   maxUnsentBytes: 32 * 1024 * 1024,
 } as const;
 
+/**
+ * The most bytes of log lines the process holds for a stdout that does not take them as fast as
+ * they come (a pipe nobody reads, a full disk, a slow collector, or only the thread pool's round
+ * trips behind a flood of requests): past it lines are dropped and counted, never queued without
+ * bound. Some 1,800 access lines of the longest URL logged, seconds of the busiest load; a thirty-second of `start`'s heap.
+ */
+export const DEFAULT_LOG_BACKLOG_BYTES = 4 * 1024 * 1024;
+
 const Milliseconds = z
   .string()
   .regex(/^[1-9][0-9]{0,6}$/, 'must be a whole number of milliseconds, 1 or more')
@@ -307,7 +315,7 @@ export const SETTINGS = {
     schema: Count('at least 1').pipe(z.int().min(1, 'must be at least 1')).default(DEFAULT_REQUEST_BOUNDS.maxConnectionsPerAddress),
     readBy: 'service',
     description:
-      "open connections one client address may hold; a connection past it is closed as it opens, so one address cannot take the connections others need. Connections from a proxy named in `TRUST_PROXY` are bounded by `MAX_CONNECTIONS` only (the proxy bounds its own clients)",
+      "open connections one client address may hold, on the public and the metrics port together, so one address cannot take the connections others need; a connection past it gets one answer, 503 with `Retry-After` and `Connection: close` (`/healthz` and `/readyz` as usual), if it sends its request within a second and fewer than 256 such wait, and is closed otherwise. Connections from a proxy named in `TRUST_PROXY` are bounded by `MAX_CONNECTIONS` only (the proxy bounds its own clients)",
   },
   listenBacklog: {
     variable: 'LISTEN_BACKLOG',
@@ -336,6 +344,13 @@ export const SETTINGS = {
     readBy: 'service, keys CLI',
     description:
       'pino level: `fatal` … `trace`, or `silent`',
+  },
+  logBacklogBytes: {
+    variable: 'LOG_BACKLOG_BYTES',
+    schema: Count('at least 1').pipe(z.int().min(1, 'must be at least 1')).default(DEFAULT_LOG_BACKLOG_BYTES),
+    readBy: 'service',
+    description:
+      "bytes of log lines the process holds for a stdout that does not take them as fast as they come; past it lines are dropped and counted (`petstore_log_lines_dropped_total`, and one warn line once the log flows again), never queued without bound nor waited for: a log that blocked would stall every request behind a stalled stdout",
   },
   trpcAllowMethodOverride: {
     variable: 'TRPC_ALLOW_METHOD_OVERRIDE',

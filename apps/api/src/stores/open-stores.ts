@@ -1,4 +1,4 @@
-import { type ApiKeys, type BudgetAtStart, type Database, type StatementObserver, createApiKeys, openDatabase, startIdempotencyPruning, unavailableCause } from '@petstore/core';
+import { type ApiKeys, type BudgetAtStart, type Database, type StatementObserver, createApiKeys, openDatabase, startIdempotencyPruning, storeFilesOpenToOthers, unavailableCause } from '@petstore/core';
 import type { Logger } from 'pino';
 import { type Config, variableOf } from '../settings/config.js';
 import { ADDRESS_QUOTA, KEY_QUOTA, type Quota, createQuota } from '../admission/quota.js';
@@ -42,6 +42,16 @@ const logBudgetShort = (logger: Logger, config: Config, { wanted, refused }: Bud
   );
 };
 
+/** A SQLite store made before its files were the service's user's alone, or loosened since: said once, at start. */
+const warnOpenToOthers = (logger: Logger, file: string) => {
+  const open = storeFilesOpenToOthers(file);
+  if (open.length === 0) return;
+  logger.warn(
+    { files: open },
+    `the SQLite store's files are open to other local users, who could read its key hashes and audit trail: chmod 600 ${open.map(({ path }) => path).join(' ')}`,
+  );
+};
+
 /**
  * PostgreSQL when `config.databaseUrl` is set, the SQLite file otherwise; with `config.redisUrl`,
  * rate limits live in Redis so every instance counts together.
@@ -61,6 +71,7 @@ export const openStores = async (config: Config, logger: Logger, onStatement?: S
       logger.warn({ err: error }, 'an idle database connection broke; a new one will be opened');
     },
   });
+  if (config.databaseUrl === undefined) warnOpenToOthers(logger, config.databaseFile);
   const pruning = startIdempotencyPruning(db.pets);
   // Redis is optional while running: without it each instance counts its own rate limits.
   const shared: SharedCounts | undefined = config.redisUrl

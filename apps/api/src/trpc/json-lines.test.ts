@@ -21,6 +21,6 @@ describe('jsonLines', () => {
     const head = await pieces.next();
     expect(head.value).toEqual({ text: '{"0":[[1]],"1":[[0],[null,0,1]]}\n', last: false });
     answerLate(2);
-    expect((await pieces.next()).value).toEqual({ text: '[1,0,[[2]]]\n', last: true });
+    expect((await pieces.next()).value).toEqual({ text: '[1,0,[[2]]]\n', last: true, calls: [1] });
   });
 });

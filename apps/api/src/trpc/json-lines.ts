@@ -62,6 +62,8 @@ export async function* jsonLines<T>(answers: readonly Promise<T>[], render: (ans
   for (const [index] of answers.entries()) head[index] = rendered[index] === undefined ? pending(index) : [[rendered[index]]];
   let written = ready.length;
   ready.length = 0;
+  // What is in the head is not held twice while the reader takes it.
+  rendered.length = 0;
   yield { text: `${JSON.stringify(head)}\n`, last: written === answers.length };
 
   while (written < answers.length) {
@@ -69,9 +71,14 @@ export async function* jsonLines<T>(answers: readonly Promise<T>[], render: (ans
     wake = undefined;
     // The head went out: the reader ends the body with what it has.
     if (failures.length > 0) throw failures[0];
-    const text = ready.map((index) => chunkLine(index, rendered[index])).join('');
-    written += ready.length;
-    ready.length = 0;
-    yield { text, last: written === answers.length };
+    const calls = ready.splice(0);
+    const text = calls.map((index) => chunkLine(index, rendered[index])).join('');
+    written += calls.length;
+    for (const index of calls) rendered[index] = undefined;
+    yield { text, last: written === answers.length, calls };
   }
 }
+
+/** The lines of a chunk's calls, each answered `refusal` instead (a chunk the process has no room to hold). */
+export const refusedLines = (calls: readonly number[] | undefined, refusal: unknown): string =>
+  (calls ?? []).map((index) => chunkLine(index, refusal)).join('');

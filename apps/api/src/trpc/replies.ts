@@ -2,8 +2,8 @@ import { toTrpcErrorShape } from '@petstore/core';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { Exchange, FlatHeaders } from '../exchange/exchange.js';
 import { answeredError, withRetryAfter } from '../exchange/failure.js';
-import type { Reply } from '../exchange/reply.js';
-import { TRPC_ACCEPT, jsonLines } from './json-lines.js';
+import type { Chunk, Reply } from '../exchange/reply.js';
+import { TRPC_ACCEPT, jsonLines, refusedLines } from './json-lines.js';
 
 /** tRPC answers every request with this, so a cache keeps streamed and plain answers apart. */
 const TRPC_VARY = ['Vary', `${TRPC_ACCEPT}, accept`];
@@ -30,6 +30,9 @@ export const callsReply = (exchange: Exchange, calls: CallOutcome[], batch: bool
   return { kind: 'body', status, headers: withRetryAfter(status, [...headers, ...TRPC_VARY]), body: JSON.stringify(json) };
 };
 
+/** A later chunk of a streamed batch the process has no room to hold: each of its calls answered with `error`. */
+const refusedChunk = (exchange: Exchange, chunk: Chunk, error: unknown) => refusedLines(chunk.calls, envelopeOf(exchange, { error }));
+
 /**
  * A streamed batch, as tRPC's JSON lines: the head once this turn is over (a failure before it
  * is the request's refusal), then each call's line as soon as it is answered.
@@ -39,7 +42,7 @@ export const streamReply = async (exchange: Exchange, answers: Promise<CallOutco
   try {
     const head = await pieces.next();
     if (head.done) throw new Error('a streamed tRPC answer has a head');
-    return { kind: 'chunked', status: 200, headers: [...headers, ...TRPC_VARY], first: head.value, rest: pieces };
+    return { kind: 'chunked', status: 200, headers: [...headers, ...TRPC_VARY], first: head.value, rest: pieces, refused: refusedChunk };
   } catch (error) {
     return trpcRefusal(exchange, error, headers);
   }

@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BACKUP_PAGES_PER_STEP, BackupError, backupSqliteFile } from './backup.js';
-import { openSqliteDatabase } from './open-sqlite-database.js';
+import { openSqliteDatabase, storeFilesOpenToOthers } from './open-sqlite-database.js';
 import { seedSqliteStore as seedStore } from '../../testing/seed-sqlite-store.js';
 
 describe('backupSqliteFile', () => {
@@ -87,5 +88,45 @@ describe('backupSqliteFile', () => {
     expect(stopped).toBeInstanceOf(BackupError);
     expect((stopped as BackupError).refusal).toBe('interrupted');
     expect(readdirSync(folder).filter((name) => !name.startsWith('live.db'))).toEqual([]);
+  });
+
+  it('refuses a target that is not a regular file, even told to replace it: a FIFO, a folder, a link', async () => {
+    const live = join(folder, 'live.db');
+    await seedStore(live, 10);
+    const fifo = join(folder, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const inside = join(folder, 'inside');
+    mkdirSync(inside);
+    const link = join(folder, 'link.db');
+    writeFileSync(join(folder, 'elsewhere.db'), '');
+    symlinkSync(join(folder, 'elsewhere.db'), link);
+    for (const [target, kind] of [[fifo, 'a FIFO'], [inside, 'a folder'], [link, 'a symbolic link']] as const) {
+      const refusal = await backupSqliteFile(live, target, { overwrite: true }).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(BackupError);
+      expect(refusal).toMatchObject({ refusal: 'not-a-file', message: expect.stringContaining(kind) as string });
+    }
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe('the live SQLite store', () => {
+  it("is its user's alone: folder 0700, file, -wal and -shm 0600, whatever the umask; a looser one is named", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'petstore-private-'));
+    const previous = process.umask(0o022);
+    try {
+      const file = join(folder, 'data', 'petstore.db');
+      const db = openSqliteDatabase(file);
+      const mode = (path: string) => statSync(path).mode & 0o777;
+      expect(mode(join(folder, 'data'))).toBe(0o700);
+      for (const suffix of ['', '-wal', '-shm']) expect(mode(`${file}${suffix}`), suffix).toBe(0o600);
+      expect(storeFilesOpenToOthers(file)).toEqual([]);
+      chmodSync(file, 0o644);
+      expect(storeFilesOpenToOthers(file)).toEqual([{ path: file, mode: '0644' }]);
+      await db.close();
+    } finally {
+      process.umask(previous);
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { type Stats, closeSync, existsSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -25,7 +25,7 @@ const REPLAYED_SIDE_FILES = ['-wal', '-journal'];
 /** Every file SQLite may leave beside a database it writes. */
 const SIDE_FILES = ['-wal', '-shm', '-journal'];
 
-export type BackupRefusal = 'no-store' | 'same-file' | 'no-folder' | 'exists' | 'in-use' | 'damaged' | 'interrupted';
+export type BackupRefusal = 'no-store' | 'same-file' | 'no-folder' | 'not-a-file' | 'exists' | 'in-use' | 'damaged' | 'interrupted';
 
 /** A backup refused or stopped; the message names the file and says why, for a person to read. */
 export class BackupError extends Error {
@@ -75,6 +75,10 @@ const syncFolder = (folder: string) => {
   }
 };
 
+/** What a path that is not a regular file is, in a refusal's words. */
+const kindOf = (stats: Stats) =>
+  stats.isDirectory() ? 'a folder' : stats.isSymbolicLink() ? 'a symbolic link' : stats.isFIFO() ? 'a FIFO' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : stats.isSocket() ? 'a socket' : 'not a file';
+
 const refuseTarget = (source: string, target: string, overwrite: boolean) => {
   if (sameFile(source, target)) throw new BackupError('same-file', `${target} is the live store itself.`);
   // Its side files are the store too: a copy over its log would leave the live store malformed.
@@ -82,7 +86,10 @@ const refuseTarget = (source: string, target: string, overwrite: boolean) => {
   if (sideFile !== undefined) throw new BackupError('same-file', `${target} is the live store's ${sideFile} file, part of the store itself.`);
   const folder = dirname(target);
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BackupError('no-folder', `There is no folder ${folder}.`);
-  if (!overwrite && existsSync(target)) throw new BackupError('exists', `${target} already exists.`);
+  // Only a regular file is replaced, even with --force: a device, a FIFO, a folder or a link is not a backup's to replace.
+  const existing = lstatSync(target, { throwIfNoEntry: false });
+  if (existing !== undefined && !existing.isFile()) throw new BackupError('not-a-file', `${target} exists and is not a regular file (${kindOf(existing)}); a backup writes only a new file or replaces one.`);
+  if (!overwrite && existing !== undefined) throw new BackupError('exists', `${target} already exists.`);
   const replayed = REPLAYED_SIDE_FILES.map((suffix) => `${target}${suffix}`).find((file) => existsSync(file));
   if (replayed !== undefined) {
     throw new BackupError('in-use', `${replayed} exists: ${target} is in use as a store, or was not closed cleanly, and SQLite would replay that file into the copy.`);

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
@@ -23,6 +23,33 @@ export const SQLITE_PAGE_CACHE_KIB = 2000;
 
 const isInMemory = (file: string) => file === ':memory:' || file === '';
 
+/**
+ * The store holds key hashes and the audit trail: its folder, its file and the `-wal` and `-shm`
+ * files SQLite makes with the file's own mode are the service's user's alone, as backups are.
+ */
+const PRIVATE_FOLDER_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
+const STORE_COMPANIONS = ['', '-wal', '-shm'];
+
+/**
+ * The store's files that other local users may read or write (any group or other permission bit),
+ * with their modes in octal: a store made before its files were made private, or loosened by hand.
+ */
+export const storeFilesOpenToOthers = (file: string): { path: string; mode: string }[] => {
+  if (isInMemory(file)) return [];
+  return STORE_COMPANIONS.map((suffix) => `${file}${suffix}`).flatMap((path) => {
+    const mode = statSync(path, { throwIfNoEntry: false })?.mode;
+    return mode !== undefined && (mode & 0o077) !== 0 ? [{ path, mode: (mode & 0o777).toString(8).padStart(4, '0') }] : [];
+  });
+};
+
+/** Makes the store's folder and an empty file for it, the service's user's alone, when they do not exist yet. */
+const createPrivately = (file: string) => {
+  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_FOLDER_MODE });
+  // 'a' creates the file if it is missing and leaves an existing one as it is; SQLite gives its -wal and -shm this file's mode.
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+};
+
 /** What a connection of the service runs with; pragmas belong to a connection, not to its file. */
 export const configureConnection = (sqlite: BetterSqlite3.Database, timeouts: DatabaseTimeouts): void => {
   // WAL lets readers run while a write commits. synchronous=NORMAL in WAL mode syncs at checkpoints
@@ -46,7 +73,7 @@ export const openSqliteDatabase = (
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
   onStatement?: StatementObserver,
 ): Database => {
-  if (!isInMemory(file)) mkdirSync(dirname(file), { recursive: true });
+  if (!isInMemory(file)) createPrivately(file);
   const sqlite = new BetterSqlite3(file);
   configureConnection(sqlite, timeouts);
 
