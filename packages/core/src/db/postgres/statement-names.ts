@@ -22,13 +22,13 @@ type Query = (...args: unknown[]) => unknown;
  */
 export const nameStatementsWhereKept = (client: pg.Client): void => {
   let kept = false;
-  const query = client.query as unknown as Query;
-  client.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
-    if (kept || typeof config !== 'object' || config === null || !(config as { name?: unknown }).name || 'submit' in config) return query.call(this, config, ...rest);
+  const query = client.query.bind(client) as Query;
+  client.query = ((config: unknown, ...rest: unknown[]) => {
+    if (kept || typeof config !== 'object' || config === null || !(config as { name?: unknown }).name || 'submit' in config) return query(config, ...rest);
     // A copy: Drizzle's prepared queries pass one shared config object on every run.
-    return query.call(this, { ...config, name: undefined }, ...rest);
-  } as typeof client.query;
-  (query.call(client, { ...BACKEND }) as Promise<pg.QueryResult<{ pid: number }>>).then(
+    return query({ ...config, name: undefined }, ...rest);
+  }) as typeof client.query;
+  (query({ ...BACKEND }) as Promise<pg.QueryResult<{ pid: number }>>).then(
     ({ rows }) => {
       const processID = (client as Keyed).processID;
       kept = typeof processID === 'number' && rows[0]?.pid === processID;
