@@ -10,7 +10,7 @@ import { createPostgresApiKeyRecords } from './api-key-records.js';
 import { migrate } from './migrate.js';
 import { createPostgresPetRecords } from './pet-records.js';
 import { openPipelinedReads } from './pipelined-reads.js';
-import { holdPoolStatementsTo } from './statement-deadline.js';
+import { holdStatementsTo } from './statement-deadline.js';
 import { nameStatementsWhereKept } from './statement-names.js';
 import * as schema from './schema.js';
 
@@ -87,15 +87,21 @@ export const openPostgresDatabase = async (
   // /readyz instead of holding them open forever, pg's default), and for each statement.
   const connections: pg.ClientConfig = { connectionString: url, connectionTimeoutMillis: timeouts.connectMs, types: INT8_AS_NUMBER };
   const deadline = { statementMs: timeouts.statementMs, stallMarginMs: STALL_MARGIN_MS };
-  const pool = new pg.Pool({ ...connections, max: poolSize });
-  holdPoolStatementsTo(pool, deadline);
+  // pg-pool awaits `onConnect` before a new connection is first lent, which @types/pg leaves out.
+  const poolConfig: pg.PoolConfig & { onConnect(client: pg.ClientBase): Promise<void> } = {
+    ...connections,
+    max: poolSize,
+    // Its statements' bound, then whether it names them.
+    onConnect: (client) => {
+      holdStatementsTo(client as pg.Client, deadline);
+      return nameStatementsWhereKept(client as pg.Client);
+    },
+  };
+  const pool = new pg.Pool(poolConfig);
   pool.on('error', onConnectionError);
   // A connection that breaks while checked out between two statements (inside a transaction, say)
   // would emit an error nobody listens to, which ends the process; its statement fails instead.
-  pool.on('connect', (client) => {
-    client.on('error', onConnectionError);
-    nameStatementsWhereKept(client);
-  });
+  pool.on('connect', (client) => client.on('error', onConnectionError));
   const client = await pool.connect();
   try {
     await migrate(client, MIGRATIONS);

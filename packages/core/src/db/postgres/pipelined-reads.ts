@@ -70,9 +70,9 @@ export const openPipelinedReads = ({ config, connections, deadline, onConnection
     client.on('end', forget);
     open.add(client);
     const connecting = client.connect().then(
-      () => {
+      async () => {
         holdStatementsTo(client, deadline);
-        nameStatementsWhereKept(client);
+        await nameStatementsWhereKept(client);
         if (opening[slot] === connecting) ready[slot] = client;
         return client;
       },
