@@ -11,9 +11,13 @@
 // BENCH_POSTGRES_URL, dropped at the end.
 // THROUGH=pgbouncer: both through Debian's PgBouncer in transaction mode (as it ships but for
 // that), the bare server then sending its statements unnamed, as it must there; directly, named.
+// Also PostgreSQL's own CPU per call for each side: the /proc utime + stime of the server processes
+// on that side's database (pg_stat_activity) over each round, so PostgreSQL on this machine.
 // ROUNDS (5), SECONDS (5), CONNECTIONS (32), ONLY=<part of a scenario's name>. Needs this
 // checkout's bench and packages built.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 
 const self = resolve(import.meta.dirname, '../../..');
@@ -27,6 +31,7 @@ const { benchPostgresUrl, benchRedisUrl } = await import(join(bench, 'bench-sett
 const { UNREACHED_QUOTA_PER_MINUTE } = await import(join(bench, 'targets/unreached-quota.js'));
 const { startPgBouncer } = await import(join(self, 'packages/core/dist/testing/pgbouncer.js'));
 
+const pg = createRequire(join(self, 'bench', 'package.json'))('pg');
 const SEEDED = 10_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const SECONDS = Number(process.env.SECONDS ?? 5);
@@ -39,6 +44,27 @@ const forService = await seedPostgres(SEEDED);
 const forBare = await seedPostgres(SEEDED);
 const pgbouncer = pooled ? await startPgBouncer({ server: benchPostgresUrl(), poolMode: 'transaction' }) : undefined;
 const address = (url) => (pgbouncer ? pgbouncer.through(url) : url);
+const admin = new pg.Client({ connectionString: benchPostgresUrl() });
+await admin.connect();
+const ticksOf = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+};
+/** CPU ticks so far of each server process on `url`'s database. */
+const backendTicks = async (url) => {
+  const { rows } = await admin.query('select pid from pg_stat_activity where datname = $1', [new URL(url).pathname.slice(1)]);
+  return new Map(rows.map(({ pid }) => [pid, ticksOf(pid)]));
+};
+/** Ticks spent since `before` by the processes on `url`'s database (a process new since then: all of its). */
+const backendTicksSince = async (url, before) => {
+  let spent = 0;
+  for (const [pid, ticks] of await backendTicks(url)) spent += ticks - (before.get(pid) ?? 0);
+  return spent;
+};
 const started = [];
 try {
   const service = await startTarget(
@@ -60,8 +86,8 @@ try {
   const bare = await startTarget(pooled ? 'bare-pg-unnamed' : 'bare-pg', { database: { url: address(forBare.url) }, apiKey: forBare.apiKey }, undefined, START_MS);
   started.push(bare);
   const sides = [
-    { name: 'service', process: service, apiKey: forService.apiKey },
-    { name: 'bare', process: bare, apiKey: forBare.apiKey },
+    { name: 'service', process: service, apiKey: forService.apiKey, database: forService.url },
+    { name: 'bare', process: bare, apiKey: forBare.apiKey, database: forBare.url },
   ];
   const run = (side, scenario, seconds) =>
     load({ url: side.process.url, cpuSeconds: () => side.process.cpuSeconds(), apiKey: side.apiKey, request: scenario.rest, connections: CONNECTIONS, seconds });
@@ -69,11 +95,15 @@ try {
   for (const scenario of scenarios(SEEDED).filter((each) => each.name.includes(process.env.ONLY ?? ''))) {
     for (const side of sides) await run(side, scenario, 2); // warm-up, not recorded
     const ratios = { throughput: [], cpu: [] };
+    const postgresCpu = { service: [], bare: [] };
     const failures = { service: 0, bare: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       const results = {};
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        const before = await backendTicks(side.database);
         results[side.name] = await run(side, scenario, SECONDS);
+        const requests = results[side.name].requestsPerSecond * SECONDS;
+        postgresCpu[side.name].push(((await backendTicksSince(side.database, before)) * 10_000) / requests);
         failures[side.name] += results[side.name].failures;
       }
       ratios.throughput.push(results.service.requestsPerSecond / results.bare.requestsPerSecond);
@@ -85,12 +115,14 @@ try {
       'CPU per call ÷ bare': Number(median(ratios.cpu).toFixed(2)),
       'per round': ratios.throughput.map((ratio) => ratio.toFixed(2)).join(' '),
       failures: `${failures.service} / ${failures.bare}`,
+      'PostgreSQL CPU µs/call, service / bare': `${Math.round(median(postgresCpu.service))} / ${Math.round(median(postgresCpu.bare))}`,
     };
   }
   console.log(`${checkout}, ${pooled ? 'both through PgBouncer (transaction mode), the bare server unnamed' : 'directly, the bare server named'}; ${ROUNDS} rounds of ${SECONDS} s at ${CONNECTIONS} connections`);
   console.table(table);
 } finally {
   for (const each of started) await each.stop();
+  await admin.end();
   await pgbouncer?.stop();
   await forService.drop();
   await forBare.drop();
