@@ -114,8 +114,7 @@ export default mergeConfig(
           test: {
             name: 'sqlite',
             env: { PETSTORE_TEST_ENGINE: 'sqlite' },
-            // PostgreSQL's own statistics of the service's statements: a cluster of the file's own.
-            exclude: ['test/multi-instance*.test.ts', 'test/postgres-*.test.ts', ...LOADING, ...LEFT_OUT_OF_SQLITE_ONLY_RUN, '**/node_modules/**'],
+            exclude: ['test/multi-instance*.test.ts', ...LOADING, ...LEFT_OUT_OF_SQLITE_ONLY_RUN, '**/node_modules/**'],
           },
         },
         {

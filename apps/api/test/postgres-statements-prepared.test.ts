@@ -2,7 +2,7 @@ import { DEFAULT_CONNECTION_BUDGET } from '@petstore/core';
 import { startPgBouncer } from '@petstore/core/testing';
 import pg from 'pg';
 import { afterAll, describe, expect } from 'vitest';
-import { it } from '../src/testing/index.js';
+import { TEST_ENGINE, it } from '../src/testing/index.js';
 import { call } from './support/http.js';
 import { type OwnPostgres, startOwnPostgres } from './support/postgres-cluster.js';
 import { type ServiceInstance, startInstance } from './support/service-instance.js';
@@ -12,7 +12,6 @@ import { type ServiceInstance, startInstance } from './support/service-instance.
 // named and prepared once per connection, so it is parsed once there and planned far fewer times
 // than it runs; through PgBouncer in transaction mode none is named, so each run is parsed and
 // planned (docs/decisions/2026-11-29-named-where-the-connection-keeps-them.md).
-// (This file runs in the PostgreSQL project only; see vitest.config.ts.)
 const CALLS = 60;
 /**
  * The most a named statement is planned on one connection: PostgreSQL's plan cache plans its first
@@ -81,7 +80,7 @@ const countStatements = async (url: string, instance: ServiceInstance) => {
   };
 };
 
-describe('in the default settings, the request path\'s statements', () => {
+describe.runIf(TEST_ENGINE === 'postgres')('in the default settings, the request path\'s statements', () => {
   it('on a direct address are named: parsed once per connection, planned far fewer times than they run', async ({ storage }) => {
     const url = await database('direct');
     const instance = await startInstance({ ...storage.env, DATABASE_URL: url });
