@@ -15,6 +15,7 @@ import { startPgBouncer } from '@petstore/core/testing/pgbouncer';
 import {
   BASELINE,
   BASELINE_POSTGRES,
+  BASELINE_POSTGRES_THROUGH_PGBOUNCER,
   BEFORE,
   BESIDE_BEFORE,
   EXPRESS_PEER,
@@ -35,6 +36,7 @@ import {
   type Samples,
   beforeVerdicts,
   fastestPeer,
+  pgbouncerVerdicts,
   postgresVerdicts,
   ratiosToReferences,
   memoryVerdicts,
@@ -90,8 +92,10 @@ const folder = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
 // Two databases on the same server, seeded alike: the service's and the bare pg server's.
 const postgres = settings.postgres ? await seedPostgres(SEEDED) : undefined;
 const postgresForBaseline = settings.postgres ? await seedPostgres(SEEDED) : undefined;
-// And a third, reached through PgBouncer in transaction mode, as shipped but for that.
+// And two more, reached through PgBouncer in transaction mode, as shipped but for that: the
+// service's, and the bare pg server's sending its statements unnamed, as it must there.
 const postgresForPgBouncer = settings.postgres ? await seedPostgres(SEEDED) : undefined;
+const postgresForBaselineThroughPgBouncer = settings.postgres ? await seedPostgres(SEEDED) : undefined;
 const pgbouncer = settings.postgres ? await startPgBouncer({ server: benchPostgresUrl(), poolMode: 'transaction' }) : undefined;
 try {
   const template = join(folder, 'template.db');
@@ -111,20 +115,26 @@ try {
   const hono = await started('hono-peer');
   const orpc = await started('orpc-peer');
   const bare = await started('bare-node');
-  // The production shape: PostgreSQL for the data, Redis for the rate limit's counts; directly,
-  // each connection a session of its own, as operating.md sets it for a direct address, and
-  // through PgBouncer in transaction mode with the default, which works on any address.
+  // The production shape: PostgreSQL for the data, Redis for the rate limit's counts; in the
+  // default settings, as a user runs it, directly and through PgBouncer in transaction mode.
   const onPostgresAt = (url: string, apiKey: string, service: ServiceSettings = {}) =>
     startTarget('service', {
       database: { url },
       apiKey,
       service: { redisUrl: benchRedisUrl(), redisKeyPrefix: `bench:${randomBytes(6).toString('hex')}:`, ...UNREACHED_QUOTA, ...service },
     });
-  const onPostgres = postgres ? await onPostgresAt(postgres.url, postgres.apiKey, { databasePoolMode: 'session' }) : undefined;
+  const onPostgres = postgres ? await onPostgresAt(postgres.url, postgres.apiKey) : undefined;
   const throughPgBouncer = postgresForPgBouncer && pgbouncer ? await onPostgresAt(pgbouncer.through(postgresForPgBouncer.url), postgresForPgBouncer.apiKey) : undefined;
   const barePostgres = postgresForBaseline
     ? await startTarget('bare-pg', { database: { url: postgresForBaseline.url }, apiKey: postgresForBaseline.apiKey })
     : undefined;
+  const barePostgresThroughPgBouncer =
+    postgresForBaselineThroughPgBouncer && pgbouncer
+      ? await startTarget('bare-pg-unnamed', {
+          database: { url: pgbouncer.through(postgresForBaselineThroughPgBouncer.url) },
+          apiKey: postgresForBaselineThroughPgBouncer.apiKey,
+        })
+      : undefined;
   // Each server's RSS once started, every one of them idle: what it holds before any request.
   const idleRssMiB = new Map(
     [service, bare, ...(onPostgres ? [onPostgres] : []), ...(barePostgres ? [barePostgres] : [])].map((server) => [server, Math.round(server.rssMiB())]),
@@ -160,6 +170,17 @@ try {
     ...(throughPgBouncer && postgresForPgBouncer ? serviceTargets(ON_POSTGRES_CALLS, THROUGH_PGBOUNCER, throughPgBouncer, postgresForPgBouncer.apiKey) : []),
     ...(barePostgres && postgresForBaseline
       ? [{ name: BASELINE_POSTGRES, process: barePostgres, apiKey: postgresForBaseline.apiKey, request: rest, callsPerRequest: 1 }]
+      : []),
+    ...(barePostgresThroughPgBouncer && postgresForBaselineThroughPgBouncer
+      ? [
+          {
+            name: BASELINE_POSTGRES_THROUGH_PGBOUNCER,
+            process: barePostgresThroughPgBouncer,
+            apiKey: postgresForBaselineThroughPgBouncer.apiKey,
+            request: rest,
+            callsPerRequest: 1,
+          },
+        ]
       : []),
   ];
   const targetNamed = (name: string) => {
@@ -266,6 +287,7 @@ try {
     [ORPC_PEER]: Math.round(orpc.peakRssMiB()),
     [BASELINE]: Math.round(bare.peakRssMiB()),
     ...(barePostgres && { [BASELINE_POSTGRES]: Math.round(barePostgres.peakRssMiB()) }),
+    ...(barePostgresThroughPgBouncer && { [BASELINE_POSTGRES_THROUGH_PGBOUNCER]: Math.round(barePostgresThroughPgBouncer.peakRssMiB()) }),
   };
   const memory = {
     sqlite: { service: memoryOf(service), bare: memoryOf(bare) },
@@ -284,6 +306,7 @@ try {
     ...(onPostgres ? [onPostgres] : []),
     ...(throughPgBouncer ? [throughPgBouncer] : []),
     ...(barePostgres ? [barePostgres] : []),
+    ...(barePostgresThroughPgBouncer ? [barePostgresThroughPgBouncer] : []),
   ];
   await Promise.all(servers.map((target) => target.stop()));
 
@@ -299,11 +322,12 @@ try {
     ...streamVerdicts(samples, rows),
     ...(before ? beforeVerdicts(samples) : []),
     ...(settings.postgres ? postgresVerdicts(samples) : []),
+    ...(settings.postgres ? pgbouncerVerdicts(samples) : []),
   ];
   for (const check of checks) console.log(`${check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figures}`);
   const pgbouncerRatios = settings.postgres ? throughPgBouncerRatios(samples, ON_POSTGRES_CALLS) : [];
   for (const { scenario, target, throughput, cpuPerCall } of pgbouncerRatios) {
-    console.log(`${target}${THROUGH_PGBOUNCER} ÷ direct, ${scenario}: calls/s ${throughput.toFixed(2)}×, CPU per call ${cpuPerCall.toFixed(2)}×`);
+    console.log(`${target}${THROUGH_PGBOUNCER} ÷ ${BASELINE_POSTGRES_THROUGH_PGBOUNCER}, ${scenario}: calls/s ${throughput.toFixed(2)}×, CPU per call ${cpuPerCall.toFixed(2)}×`);
   }
 
   mkdirSync(RESULTS, { recursive: true });
@@ -317,4 +341,5 @@ try {
   await postgres?.drop();
   await postgresForBaseline?.drop();
   await postgresForPgBouncer?.drop();
+  await postgresForBaselineThroughPgBouncer?.drop();
 }

@@ -51,12 +51,20 @@ export const STREAM_MAX_P99_FACTOR = 2;
 export const ON_POSTGRES = ', PostgreSQL';
 /**
  * Appended to the service's targets on PostgreSQL through Debian's PgBouncer in transaction mode,
- * as it ships but for that: what a managed PostgreSQL's pooled address is. Not judged: its ratio
- * to the same target direct is reported.
+ * as it ships but for that: what a managed PostgreSQL's pooled address is, in the service's
+ * default settings, as on a direct address.
  */
 export const THROUGH_PGBOUNCER = ', PostgreSQL through PgBouncer (transaction mode)';
-/** The bare server on PostgreSQL: node:http and pg, the service's statements, one key in memory. */
+/** The bare server on PostgreSQL: node:http and pg, the service's statements (named), one key in memory. */
 export const BASELINE_POSTGRES = 'node:http + pg baseline';
+/**
+ * The bare server sending its statements unnamed, through the same PgBouncer as the service's
+ * targets there: what the pooler leaves a server with no framework, so the service's ratio to it
+ * is the service's own, not the hop's.
+ */
+export const BASELINE_POSTGRES_THROUGH_PGBOUNCER = `${BASELINE_POSTGRES}, unnamed statements${THROUGH_PGBOUNCER}`;
+/** REST through PgBouncer: at least this share of the bare server's throughput through it, on every scenario. */
+export const PGBOUNCER_MIN_THROUGHPUT = 0.9;
 /** REST on PostgreSQL: at least this share of the bare server's throughput, and at most this many times its CPU per call… */
 export const POSTGRES_MIN_THROUGHPUT = 0.8;
 export const POSTGRES_MAX_CPU_FACTOR = 1.5;

@@ -129,6 +129,7 @@ const launchers = {
   'orpc-peer': sameDeployment('orpc-peer'),
   'bare-node': sameDeployment('bare-node'),
   'bare-pg': sameDeployment('bare-pg'),
+  'bare-pg-unnamed': sameDeployment('bare-pg-unnamed'),
 };
 export type TargetKind = keyof typeof launchers;
 

@@ -3,6 +3,7 @@ import { BATCHED, GET_BY_ID, PAGE_OF_100, STREAMED, batchIsTargeted } from './sc
 import {
   BASELINE,
   BASELINE_POSTGRES,
+  BASELINE_POSTGRES_THROUGH_PGBOUNCER,
   BEFORE,
   BEFORE_MAX_CPU_FACTOR,
   BESIDE_BEFORE,
@@ -13,6 +14,7 @@ import {
   ON_POSTGRES,
   THROUGH_PGBOUNCER,
   PEERS,
+  PGBOUNCER_MIN_THROUGHPUT,
   POSTGRES_MAX_CPU_FACTOR,
   POSTGRES_MIN_THROUGHPUT,
   POSTGRES_MIN_THROUGHPUT_PAGE_OF_100,
@@ -206,21 +208,33 @@ export const streamVerdicts = (samples: Samples, rows: readonly RowFigures[]): V
     });
 
 /**
- * The PostgreSQL targets: REST on PostgreSQL against the bare node:http + pg server on the same
- * database server, per scenario: its throughput (median of per-round ratios) and its CPU per call.
- */
-/**
- * Each way of calling the service through PgBouncer in transaction mode against the same way direct,
- * per scenario: its calls/s and CPU per call as multiples of direct's (medians of per-round ratios).
+ * Each way of calling the service through PgBouncer in transaction mode against the bare server
+ * through the same PgBouncer, per scenario: its calls/s and CPU per call as multiples of the bare
+ * server's (medians of per-round ratios), so the hop weighs on both sides alike.
  */
 export const throughPgBouncerRatios = (samples: Samples, names: readonly string[]) =>
   Object.keys(samples).flatMap((scenario) =>
     names.map((name) => {
-      const { throughput, cpu } = ratioOf(samples, scenario, `${name}${THROUGH_PGBOUNCER}`, `${name}${ON_POSTGRES}`);
+      const { throughput, cpu } = ratioOf(samples, scenario, `${name}${THROUGH_PGBOUNCER}`, BASELINE_POSTGRES_THROUGH_PGBOUNCER);
       return { scenario, target: name, throughput: Number(throughput.toFixed(2)), cpuPerCall: Number((1 / cpu).toFixed(2)) };
     }),
   );
 
+/** REST through PgBouncer against the bare server through it, per scenario: its throughput. */
+export const pgbouncerVerdicts = (samples: Samples): Verdict[] =>
+  Object.keys(samples).map((scenario): Verdict => {
+    const { throughput } = ratioOf(samples, scenario, `${REST}${THROUGH_PGBOUNCER}`, BASELINE_POSTGRES_THROUGH_PGBOUNCER);
+    return {
+      target: `${REST}${THROUGH_PGBOUNCER} ≥ ${PGBOUNCER_MIN_THROUGHPUT.toFixed(1)}× ${BASELINE_POSTGRES_THROUGH_PGBOUNCER}, ${scenario}`,
+      met: throughput >= PGBOUNCER_MIN_THROUGHPUT,
+      figures: `throughput ${times(throughput)}`,
+    };
+  });
+
+/**
+ * The PostgreSQL targets: REST on PostgreSQL against the bare node:http + pg server on the same
+ * database server, per scenario: its throughput (median of per-round ratios) and its CPU per call.
+ */
 export const postgresVerdicts = (samples: Samples): Verdict[] =>
   Object.keys(samples).map((scenario): Verdict => {
     const { throughput, cpu } = ratioOf(samples, scenario, `${REST}${ON_POSTGRES}`, BASELINE_POSTGRES);

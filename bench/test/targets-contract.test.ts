@@ -33,6 +33,7 @@ const TARGETS: { kind: TargetKind; on: 'SQLite' | 'PostgreSQL' }[] = [
   { kind: 'orpc-peer', on: 'SQLite' },
   { kind: 'bare-node', on: 'SQLite' },
   { kind: 'bare-pg', on: 'PostgreSQL' },
+  { kind: 'bare-pg-unnamed', on: 'PostgreSQL' },
 ];
 
 const folder = mkdtempSync(join(tmpdir(), 'petstore-bench-contract-'));

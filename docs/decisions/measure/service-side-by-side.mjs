@@ -14,7 +14,9 @@
 // ENGINE=postgres|sqlite (default postgres); ONLY=<part of a scenario's name>; KIND=REST,tRPC,batch,stream;
 // SLICES (10), SECONDS (3); FIRST=second starts the second build first; SWAP=1 gives each the other copy;
 // FIRST_SETTINGS, SECOND_SETTINGS: more of each service's settings, as JSON by their names in its
-// configuration (`{"databasePoolMode":"session"}`), to compare one build with itself set otherwise.
+// configuration (`{"databasePoolMode":"session"}` on a build that has that setting), to compare one
+// build with itself set otherwise. THROUGH=pgbouncer (PostgreSQL): both through Debian's PgBouncer
+// in transaction mode, as it ships but for that (this checkout's packages/core built).
 import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -50,6 +52,10 @@ const twoCopies = async () => {
 };
 
 const copies = await twoCopies();
+const pgbouncer = process.env.THROUGH === 'pgbouncer'
+  ? await (await import(join(bench, '../packages/core/dist/testing/pgbouncer.js'))).startPgBouncer({ server: copies[0].database.url, poolMode: 'transaction' })
+  : undefined;
+if (pgbouncer) for (const copy of copies) copy.database = { url: pgbouncer.through(copy.database.url) };
 const [mine, theirs] = process.env.SWAP === '1' ? [copies[1], copies[0]] : copies;
 const settingsOf = (variable) => JSON.parse(process.env[variable] ?? '{}');
 const start = (checkout, { database, apiKey }, settings) =>
@@ -96,4 +102,5 @@ await onOneCore([first.pid, second.pid], async () => {
   }
 });
 await Promise.all([first.stop(), second.stop()]);
+await pgbouncer?.stop();
 await Promise.all(copies.map(({ drop }) => drop()));

@@ -172,7 +172,7 @@ const run = async (request: Exclude<Request, { command: 'help' | 'version' }>): 
     throw new ConfigError(`${variableOf('databaseFile')} is :memory:, a store that lives only inside one process: what this command did would be gone when it ends.`);
   }
   // One connection: a command runs one statement at a time.
-  const db = await openDatabase({ url: config.databaseUrl, sqliteFile: config.databaseFile, connections: { pool: 1, reads: 0 }, poolMode: config.databasePoolMode });
+  const db = await openDatabase({ url: config.databaseUrl, sqliteFile: config.databaseFile, connections: { pool: 1, reads: 0 } });
   // Audit entries go to stderr as JSON lines, so stdout stays what scripts read.
   const logger = pino({ level: config.logLevel, base: undefined }, pino.destination({ fd: 2, sync: true }));
   const keys = createApiKeys(db.apiKeys, {

@@ -1,4 +1,4 @@
-import { DEFAULT_CONNECTION_BUDGET, DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_MODE, POOL_MODES, REST_PREFIX } from '@petstore/core';
+import { DEFAULT_CONNECTION_BUDGET, DEFAULT_DATABASE_TIMEOUTS, REST_PREFIX } from '@petstore/core';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { BODY_LIMIT_TEXT } from '../exchange/read-body.js';
@@ -212,13 +212,6 @@ export const SETTINGS = {
     readBy: 'service',
     description:
       'PostgreSQL connections of each instance that the reads of animals share, pipelined; `0`: the reads use the pool',
-  },
-  databasePoolMode: {
-    variable: 'DATABASE_POOL_MODE',
-    schema: z.enum(POOL_MODES, { error: `must be ${POOL_MODES.join(' or ')}` }).default(DEFAULT_POOL_MODE),
-    readBy: 'service, keys CLI',
-    description:
-      "how `DATABASE_URL` reaches PostgreSQL. `transaction` works on any address, a pooler in transaction mode included (PgBouncer's, a managed PostgreSQL's pooled address): nothing outlives a transaction. `session`, for a direct address or a pooler in session mode only: the request path's statements are prepared once per connection (see [Connection budget](#connection-budget))",
   },
   publicBaseUrl: {
     variable: 'PUBLIC_BASE_URL',

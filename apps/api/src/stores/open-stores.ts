@@ -63,7 +63,6 @@ export const openStores = async (config: Config, logger: Logger, onStatement?: S
     sqliteFile: config.databaseFile,
     timeouts: { connectMs: config.databaseConnectTimeoutMs, statementMs: config.databaseStatementTimeoutMs },
     connections: { pool: config.databasePoolSize, reads: config.databaseReadConnections },
-    poolMode: config.databasePoolMode,
     onBudgetShort: (found) => {
       logBudgetShort(logger, config, found);
     },

@@ -34,9 +34,10 @@ const runAs = () => {
 /**
  * A PostgreSQL cluster of the test's own (initdb, then pg_ctl) on a free port on 127.0.0.1, in a
  * temporary folder: a test that stops and starts PostgreSQL, or runs it out of connections
- * (`maxConnections`, 60 unless given), must never touch the server other tests share.
+ * (`maxConnections`, 60 unless given), or needs a server setting of its own (`settings`, each a
+ * `-c name=value`), must never touch the server other tests share.
  */
-export const startOwnPostgres = async ({ maxConnections = 60 }: { maxConnections?: number } = {}): Promise<OwnPostgres> => {
+export const startOwnPostgres = async ({ maxConnections = 60, settings = {} }: { maxConnections?: number; settings?: Record<string, string> } = {}): Promise<OwnPostgres> => {
   const bin = binaries();
   const user = runAs();
   const folder = mkdtempSync(join(tmpdir(), 'petstore-postgres-'));
@@ -50,7 +51,9 @@ export const startOwnPostgres = async ({ maxConnections = 60 }: { maxConnections
     if (finished.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${String(finished.code)}):\n${finished.stdout}${finished.stderr}`);
   };
   await run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const options = `-c listen_addresses=127.0.0.1 -c port=${String(port)} -c unix_socket_directories='${folder}' -c max_connections=${String(maxConnections)}`;
+  const options = `-c listen_addresses=127.0.0.1 -c port=${String(port)} -c unix_socket_directories='${folder}' -c max_connections=${String(maxConnections)}${Object.entries(settings)
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('')}`;
   const start = () => run('pg_ctl', ['start', '-D', data, '-w', '-t', '30', '-l', join(folder, 'log'), '-o', options]);
   const stop = () => run('pg_ctl', ['stop', '-D', data, '-w', '-t', '30', '-m', 'fast']);
   await start();

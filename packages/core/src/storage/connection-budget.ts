@@ -14,14 +14,3 @@ export interface ConnectionBudget {
   reads: number;
 }
 
-/**
- * How the service's connections reach PostgreSQL. `transaction`, the default, is right on any
- * address: a pooler in transaction mode (PgBouncer's, a managed PostgreSQL's pooled address) may run
- * each transaction on another server connection, so nothing is left on one between transactions
- * (no named statement, session lock or session setting). `session`: each connection is a session
- * of its own to the end (a direct address, or a pooler in session mode), so the statements on the
- * request path are prepared once per connection and planned once (docs/decisions has what it saves).
- */
-export const POOL_MODES = ['transaction', 'session'] as const;
-export type PoolMode = (typeof POOL_MODES)[number];
-export const DEFAULT_POOL_MODE: PoolMode = 'transaction';

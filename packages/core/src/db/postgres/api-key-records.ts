@@ -11,11 +11,10 @@ export const apiKeyQueries = (db: NodePgDatabase<typeof schema>) => ({
   findByPublicId: db.select().from(apiKeys).where(eq(apiKeys.publicId, sql.placeholder('publicId'))),
 });
 
-/** `named`: the key's lookup is prepared once per connection (`session` mode only, connection-budget.ts). */
-export const createPostgresApiKeyRecords = (db: PostgresDrizzle, named: boolean): ApiKeyRecords => {
-  // Looked up when an instance first sees a key and once its hold is over; pg's unnamed statement
-  // is the empty name.
-  const findByPublicId = apiKeyQueries(db).findByPublicId.prepare(named ? 'api_keys_find_by_public_id' : '');
+export const createPostgresApiKeyRecords = (db: PostgresDrizzle): ApiKeyRecords => {
+  // Looked up when an instance first sees a key and once its hold is over; named, so prepared once
+  // on a connection that keeps it (statement-names.ts).
+  const findByPublicId = apiKeyQueries(db).findByPublicId.prepare('api_keys_find_by_public_id');
   /** Writes `values` on the key while `column` is still null, in one statement; false when it was not. */
   const setWhileUnset = async (id: number, column: PgColumn, values: Partial<typeof apiKeys.$inferInsert>) =>
     (await db.update(apiKeys).set(values).where(and(eq(apiKeys.id, id), isNull(column))).returning({ id: apiKeys.id })).length > 0;

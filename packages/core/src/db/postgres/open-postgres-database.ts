@@ -3,14 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { Database } from '../../storage/database.js';
-import { type ConnectionBudget, DEFAULT_CONNECTION_BUDGET, DEFAULT_POOL_MODE, type PoolMode } from '../../storage/connection-budget.js';
+import { type ConnectionBudget, DEFAULT_CONNECTION_BUDGET } from '../../storage/connection-budget.js';
 import { type StatementObserver, observePostgresStatements } from '../statement-observer.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../../storage/timeouts.js';
 import { createPostgresApiKeyRecords } from './api-key-records.js';
 import { migrate } from './migrate.js';
 import { createPostgresPetRecords } from './pet-records.js';
 import { openPipelinedReads } from './pipelined-reads.js';
-import { holdPoolStatementsTo } from './statement-deadline.js';
+import { holdStatementsTo } from './statement-deadline.js';
+import { nameStatementsWhereKept } from './statement-names.js';
 import * as schema from './schema.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/postgres', import.meta.url));
@@ -36,8 +37,6 @@ export interface BudgetAtStart {
 export interface PostgresOptions {
   /** Connections per instance: the pool's, and the pipelined reads' (0: the reads use the pool). */
   connections?: Partial<ConnectionBudget>;
-  /** `session` only where each connection is a session of its own to the end (connection-budget.ts). */
-  poolMode?: PoolMode;
   /**
    * Told when an idle connection breaks (the server restarted or closed it); the pool opens a new
    * one when next needed. Without a listener, Node would end the process on that error.
@@ -70,13 +69,13 @@ const refusedOfPool = async (pool: pg.Pool, size: number): Promise<unknown[]> =>
  * migration (migrate.ts: one instance of several starting at once migrates). Nothing is sent that
  * a pooler refuses or loses between transactions: no startup parameter but the address's own, no
  * session lock, no session setting; the statement timeout is held from the client's side
- * (statement-deadline.ts); statements are named only in `session` mode.
+ * (statement-deadline.ts); statements are named only on a connection that keeps them
+ * (statement-names.ts).
  */
 export const openPostgresDatabase = async (
   url: string,
   {
     connections: budget = {},
-    poolMode = DEFAULT_POOL_MODE,
     onConnectionError = () => undefined,
     timeouts = DEFAULT_DATABASE_TIMEOUTS,
     onStatement,
@@ -88,8 +87,17 @@ export const openPostgresDatabase = async (
   // /readyz instead of holding them open forever, pg's default), and for each statement.
   const connections: pg.ClientConfig = { connectionString: url, connectionTimeoutMillis: timeouts.connectMs, types: INT8_AS_NUMBER };
   const deadline = { statementMs: timeouts.statementMs, stallMarginMs: STALL_MARGIN_MS };
-  const pool = new pg.Pool({ ...connections, max: poolSize });
-  holdPoolStatementsTo(pool, deadline);
+  // pg-pool awaits `onConnect` before a new connection is first lent, which @types/pg leaves out.
+  const poolConfig: pg.PoolConfig & { onConnect(client: pg.ClientBase): Promise<void> } = {
+    ...connections,
+    max: poolSize,
+    // Its statements' bound, then whether it names them.
+    onConnect: (client) => {
+      holdStatementsTo(client as pg.Client, deadline);
+      return nameStatementsWhereKept(client as pg.Client);
+    },
+  };
+  const pool = new pg.Pool(poolConfig);
   pool.on('error', onConnectionError);
   // A connection that breaks while checked out between two statements (inside a transaction, say)
   // would emit an error nobody listens to, which ends the process; its statement fails instead.
@@ -111,10 +119,9 @@ export const openPostgresDatabase = async (
   if (onStatement) observePostgresStatements(pool, onStatement, reads);
 
   const db = drizzle({ client: pool, schema });
-  const named = poolMode === 'session';
   return {
-    pets: createPostgresPetRecords(db, reads ?? pool, named),
-    apiKeys: createPostgresApiKeyRecords(db, named),
+    pets: createPostgresPetRecords(db, reads ?? pool),
+    apiKeys: createPostgresApiKeyRecords(db),
     ping: async () => {
       await pool.query('select 1');
     },

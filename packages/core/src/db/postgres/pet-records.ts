@@ -20,10 +20,11 @@ type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
  * placeholder name, each row made once, by pg, with the names the statement gives its columns (ids
  * as numbers: the pool's `INT8_AS_NUMBER`). Drizzle's own prepared queries wrap every run in
  * tracing spans and map each row again through its generic mapper (docs/decisions has the profile).
- * With a `name` (`session` mode only, connection-budget.ts) it is prepared once per connection;
- * without, each run is parsed and planned again, and nothing of it outlives its transaction.
+ * Its `name` prepares it once per connection where the connection keeps it (statement-names.ts);
+ * elsewhere it is sent unnamed, parsed and planned on each run, and nothing of it outlives its
+ * transaction.
  */
-export const statement = <Row extends object = Record<string, unknown>>(name: string | undefined, query: SQL | { getSQL(): SQL }) => {
+export const statement = <Row extends object = Record<string, unknown>>(name: string, query: SQL | { getSQL(): SQL }) => {
   const { sql: text, params } = dialect.sqlToQuery('getSQL' in query ? query.getSQL() : query);
   const valueOf = params.map((param) =>
     param instanceof Placeholder ? (values: Record<string, unknown>) => values[param.name as string] : () => param,
@@ -81,16 +82,13 @@ const WRITE_RECORDS = sql`insert into ${idempotencyKeys}
       ${name(idempotencyKeys.petId)} = excluded.${name(idempotencyKeys.petId)},
       ${name(idempotencyKeys.createdAt)} = excluded.${name(idempotencyKeys.createdAt)}`;
 
-/** The statements of a create, each named when `named` (connection-budget.ts's `session` mode). */
-const createStatements = (named: boolean) => {
-  const nameOf = (name: string) => (named ? name : undefined);
-  return {
-    insertBatch: statement<Pet>(nameOf('pets_insert_batch'), INSERT_BATCH),
-    lockInserts: statement(nameOf('pets_insert_lock'), LOCK_INSERTS),
-    findRecords: statement<RecordRow>(nameOf('idempotency_keys_find_batch'), FIND_RECORDS),
-    writeRecords: statement(nameOf('idempotency_keys_write_batch'), WRITE_RECORDS),
-  };
-};
+/** The statements of a create. */
+const createStatements = () => ({
+  insertBatch: statement<Pet>('pets_insert_batch', INSERT_BATCH),
+  lockInserts: statement('pets_insert_lock', LOCK_INSERTS),
+  findRecords: statement<RecordRow>('idempotency_keys_find_batch', FIND_RECORDS),
+  writeRecords: statement('idempotency_keys_write_batch', WRITE_RECORDS),
+});
 type CreateStatements = ReturnType<typeof createStatements>;
 
 interface Create {
@@ -189,18 +187,17 @@ export const petQueries = (db: NodePgDatabase<typeof schema>) => ({
 
 /**
  * `reads`: where the request path's reads go (the pipelined reads, or the pool); everything else
- * uses the pool. `named`: each connection prepares the statements once (`session` mode only).
+ * uses the pool.
  */
-export const createPostgresPetRecords = (db: PostgresDrizzle, reads: Queryable, named: boolean): PetRecords => {
+export const createPostgresPetRecords = (db: PostgresDrizzle, reads: Queryable): PetRecords => {
   const pool = db.$client;
   const queries = petQueries(db);
-  const nameOf = (name: string) => (named ? name : undefined);
-  const page = statement<Pet>(nameOf('pets_page'), queries.page);
-  const pageWithStatus = statement<Pet>(nameOf('pets_page_with_status'), queries.pageWithStatus);
-  const findById = statement<Pet>(nameOf('pets_find_by_id'), queries.findById);
+  const page = statement<Pet>('pets_page', queries.page);
+  const pageWithStatus = statement<Pet>('pets_page_with_status', queries.pageWithStatus);
+  const findById = statement<Pet>('pets_find_by_id', queries.findById);
   // Once a minute, in the background: never named (pg's unnamed statement is the empty name).
   const deleteExpired = queries.deleteExpiredIdempotencyRecords.prepare('');
-  const statements = createStatements(named);
+  const statements = createStatements();
   const create = groupCommit(async (creates: Create[]): Promise<IdempotentOutcome[]> =>
     creates.some(({ once }) => once !== undefined)
       ? writeKeyedBatch(statements, pool, creates)

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { type StatementDeadline, holdStatementsTo } from './statement-deadline.js';
+import { nameStatementsWhereKept } from './statement-names.js';
 
 /** How the reads' connections show in `pg_stat_activity`. */
 export const READS_APPLICATION_NAME = 'petstore-reads';
@@ -69,8 +70,9 @@ export const openPipelinedReads = ({ config, connections, deadline, onConnection
     client.on('end', forget);
     open.add(client);
     const connecting = client.connect().then(
-      () => {
+      async () => {
         holdStatementsTo(client, deadline);
+        await nameStatementsWhereKept(client);
         if (opening[slot] === connecting) ready[slot] = client;
         return client;
       },

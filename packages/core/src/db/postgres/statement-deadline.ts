@@ -65,10 +65,3 @@ export const holdStatementsTo = (client: pg.Client, { statementMs, stallMarginMs
     }, stallMarginMs).unref();
   });
 };
-
-/** `holdStatementsTo` for every connection the pool opens. */
-export const holdPoolStatementsTo = (pool: pg.Pool, deadline: StatementDeadline): void => {
-  pool.on('connect', (client) => {
-    holdStatementsTo(client, deadline);
-  });
-};
