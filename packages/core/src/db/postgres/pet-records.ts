@@ -23,7 +23,7 @@ type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
  * With a `name` (`session` mode only, connection-budget.ts) it is prepared once per connection;
  * without, each run is parsed and planned again, and nothing of it outlives its transaction.
  */
-export const statement = <Row extends object = Record<string, unknown>>(name: string | undefined, query: SQL | { getSQL(): SQL }) => {
+const statement = <Row extends object = Record<string, unknown>>(name: string | undefined, query: SQL | { getSQL(): SQL }) => {
   const { sql: text, params } = dialect.sqlToQuery('getSQL' in query ? query.getSQL() : query);
   const valueOf = params.map((param) =>
     param instanceof Placeholder ? (values: Record<string, unknown>) => values[param.name as string] : () => param,
