@@ -1,5 +1,5 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { keptWith, leftOutWithout } from '../../packages/core/src/testing/sqlite-only.js';
+import { type ExternalNeed, keptWith, leftOutWithout } from '../../packages/core/src/testing/sqlite-only.js';
 import shared from '../../vitest.shared.js';
 
 /**
@@ -62,15 +62,49 @@ const EXPRESS_MOUNTED = [
   'test/api-key-scopes.test.ts',
 ];
 
-/** Files of the SQLite project that need more than SQLite: a SQLite-only run (`npx pnpm test:sqlite`) leaves them out. */
-const LEFT_OUT_OF_SQLITE_ONLY_RUN = leftOutWithout({
+/** Tests of the unit tier: they start nothing, neither the service nor a store nor a process. */
+const UNIT = [
+  'src/front-door/access-line.test.ts',
+  'src/observability/request-durations.test.ts',
+  'src/openapi/bounds.test.ts',
+  'src/openapi/document.test.ts',
+  'src/settings/config.test.ts',
+  'src/settings/tracing-setting.test.ts',
+  'src/testing/contract.test.ts',
+  'src/trpc/json-lines.test.ts',
+  'test/layers.test.ts',
+  'test/bounds-documented.test.ts',
+  'test/deployment-files.test.ts',
+  'test/openapi-expectations.test.ts',
+];
+
+/**
+ * Files on SQLite that need another server beside it, by what each needs: each need is a project
+ * of the system tier, named for it, which a SQLite-only run (`npx pnpm test:sqlite`) leaves out.
+ */
+const BESIDE_SQLITE = {
   Redis: ['src/admission/quota.test.ts'],
   Chromium: ['test/docs-page.test.ts', 'test/cors.test.ts'],
-  // Multi-instance files, in the PostgreSQL project only; listed so that such a run says it goes without.
-  nginx: ['test/multi-instance-behind-nginx.test.ts', 'test/behind-nginx-client-address.test.ts', 'test/behind-nginx-over-tls.test.ts'],
+  nginx: ['test/behind-nginx-client-address.test.ts', 'test/behind-nginx-over-tls.test.ts'],
+} as const;
+
+// Multi-instance files, in the PostgreSQL project only; listed so that a SQLite-only run says it goes without.
+leftOutWithout({
+  nginx: ['test/multi-instance-behind-nginx.test.ts'],
   HAProxy: ['test/multi-instance-behind-haproxy.test.ts'],
   PgBouncer: ['test/multi-instance-behind-pgbouncer.test.ts'],
 });
+
+/** A project of SQLite files named by `include`. Not `extends: true`, which would add the shared include list to this one. */
+const onSqlite = (name: string, include: readonly string[]) => ({
+  resolve: shared.resolve,
+  ssr: shared.ssr,
+  test: { ...shared.test, isolate: ISOLATED, testTimeout: 180_000, name, env: { PETSTORE_TEST_ENGINE: 'sqlite' }, include: [...include] },
+});
+
+const BESIDE_SQLITE_PROJECTS = (Object.entries(BESIDE_SQLITE) as [ExternalNeed, readonly string[]][]).flatMap(([need, files]) =>
+  keptWith(need, files.join(', ')) ? [onSqlite(need.toLowerCase(), files)] : [],
+);
 
 /**
  * The contract again on PostgreSQL through Debian's PgBouncer, in each pool mode, with what it ships
@@ -89,7 +123,9 @@ const THROUGH_PGBOUNCER = (['transaction', 'session'] as const).map((mode) => ({
 }));
 
 // The contract suite runs once per engine: on the embedded SQLite default, and on PostgreSQL with
-// Redis for shared state, as several instances run in production.
+// Redis for shared state, as several instances run in production. The tiers (DEVELOPERS.md): unit
+// is the `unit` project; contract `sqlite`, `load` and `express`; system the rest, each named for
+// what it needs.
 export default mergeConfig(
   shared,
   defineConfig({
@@ -111,15 +147,17 @@ export default mergeConfig(
       // connections, and run one at a time below).
       maxWorkers: '200%',
       projects: [
+        onSqlite('unit', UNIT),
         {
           extends: true,
           // Several instances share a database only on PostgreSQL.
           test: {
             name: 'sqlite',
             env: { PETSTORE_TEST_ENGINE: 'sqlite' },
-            exclude: ['test/multi-instance*.test.ts', ...LOADING, ...LEFT_OUT_OF_SQLITE_ONLY_RUN, '**/node_modules/**'],
+            exclude: ['test/multi-instance*.test.ts', ...LOADING, ...UNIT, ...Object.values(BESIDE_SQLITE).flat(), '**/node_modules/**'],
           },
         },
+        ...BESIDE_SQLITE_PROJECTS,
         {
           // Not `extends: true`, which would add the shared include list to this one.
           resolve: shared.resolve,
@@ -145,7 +183,7 @@ export default mergeConfig(
                   // One file at a time: the files share PostgreSQL's connections (100 by default),
                   // and one multi-instance file holds half of them.
                   maxWorkers: 1,
-                  exclude: [...ENGINE_INDEPENDENT, ...LOADING, '**/node_modules/**'],
+                  exclude: [...ENGINE_INDEPENDENT, ...UNIT, ...LOADING, '**/node_modules/**'],
                 },
               },
               ...(keptWith('PgBouncer', 'the pgbouncer projects') ? THROUGH_PGBOUNCER : []),

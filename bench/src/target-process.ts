@@ -23,7 +23,7 @@ export interface TargetProcess {
 const TICKS_PER_SECOND = 100;
 
 /** User and system CPU time a process has used so far, all threads, in clock ticks (1/100 s). */
-export const cpuTicksOf = (pid: number) => {
+const cpuTicksOf = (pid: number) => {
   // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return { user: Number(fields[11]), system: Number(fields[12]) };

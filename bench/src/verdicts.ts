@@ -49,7 +49,7 @@ const runsOf = (samples: Samples, scenario: string, target: string) => samples[s
  * so a slow spell of the machine divides out. Throughput is calls/s over calls/s; CPU is how many
  * times cheaper a call of `mine` is.
  */
-export const ratioOf = (samples: Samples, scenario: string, mine: string, theirs: string) => {
+const ratioOf = (samples: Samples, scenario: string, mine: string, theirs: string) => {
   const a = runsOf(samples, scenario, mine);
   const b = runsOf(samples, scenario, theirs);
   return {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PET_STATUSES } from '@petstore/core';
-import { TEST_POSTGRES_URL, isSqliteOnlyRun } from '@petstore/core/testing';
+import { TEST_POSTGRES_URL, isSqliteElsewhere, isSqliteOnlyRun } from '@petstore/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SeededPostgres, seedPostgres } from '../src/seed-postgres.js';
 import { copyDatabase, seedDatabase } from '../src/seed.js';
@@ -71,7 +71,7 @@ const expectError = (answer: Answer, status: number, code: string) => {
 const idsOf = (answer: Answer) => (answer.body as { id: number }[]).map((pet) => pet.id);
 
 describe.each(TARGETS)('$kind on $on', ({ kind, on }) => {
-  const skipped = on === 'PostgreSQL' && isSqliteOnlyRun();
+  const skipped = on === 'PostgreSQL' ? isSqliteOnlyRun() : isSqliteElsewhere();
   let target: TargetProcess | undefined;
   let baseUrl = '';
   let key = '';

@@ -4,7 +4,7 @@ import { REPO_ROOT } from './repository.js';
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
 
-export const README = 'README.md';
+const README = 'README.md';
 
 /** The user's pages: every Markdown file directly under docs/ (the decisions are records, not pages). */
 export const docsPages = (): string[] =>
@@ -73,7 +73,7 @@ export const promisedStatuses = (block: string): { command: string; status: numb
 const prose = (text: string) => text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
 
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, each space a hyphen. */
-export const headingAnchor = (heading: string): string =>
+const headingAnchor = (heading: string): string =>
   heading
     .trim()
     .toLowerCase()
@@ -81,7 +81,7 @@ export const headingAnchor = (heading: string): string =>
     .replace(/\s/g, '-');
 
 /** The anchors a Markdown file offers: its headings' and its explicit `<a id="…">`s. */
-export const anchorsOf = (path: string): Set<string> => {
+const anchorsOf = (path: string): Set<string> => {
   const text = prose(read(path));
   return new Set([
     ...[...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((match) => headingAnchor(match[1] ?? '')),

@@ -115,7 +115,7 @@ export const KEEP_ALIVE_TIMEOUT_BUFFER_MS = 1_000;
 export interface ServerOptions {
   /**
    * `express`: serve the API as middleware in a bare Express 5 app, as a host application would
-   * mount it (the tests run the contract through both).
+   * mount it (the tests run the contract through both). Express is the host's, a dev dependency here.
    */
   mount?: 'front-door' | 'express';
 }

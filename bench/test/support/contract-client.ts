@@ -10,7 +10,7 @@ type ContractChecker = ReturnType<typeof createContractChecker>;
  * server written the way a framework's docs recommend is not held to them. Every other header,
  * status and body is checked alike.
  */
-export const PEER_OMITTED_HEADERS = ['X-Request-Id', 'ETag'] as const;
+const PEER_OMITTED_HEADERS = ['X-Request-Id', 'ETag'] as const;
 
 /** The checkers for the service and for the others, from the document the service serves. */
 export const contractCheckers = async (serviceUrl: string): Promise<{ service: ContractChecker; peer: ContractChecker }> => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 
-export const DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi.json', import.meta.url));
+const DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi.json', import.meta.url));
 export const TYPES_PATH = fileURLToPath(new URL('../src/generated/openapi-types.ts', import.meta.url));
 
 const BANNER = `/**

@@ -6,7 +6,7 @@ import type { Quota } from './quota.js';
  * The token of an `Authorization: Bearer <token>` header. The scheme name is case-insensitive
  * (RFC 9110); the token is taken exactly as sent, so a key with anything added or missing fails.
  */
-export const bearerToken = (authorization: string | undefined): string | undefined =>
+const bearerToken = (authorization: string | undefined): string | undefined =>
   /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1];
 
 /**

@@ -8,7 +8,7 @@ import { TRPC_ACCEPT } from '../trpc/json-lines.js';
  * The request headers a browser app may send: the key, the body's type and encoding, retries, and
  * `trpc-accept`, with which tRPC's httpBatchStreamLink asks for JSON lines.
  */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', REQUEST_ID_HEADER, TRPC_ACCEPT];
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', REQUEST_ID_HEADER, TRPC_ACCEPT];
 
 /** The response headers a browser app must be able to read to use the API as documented. */
 export const CORS_EXPOSED_HEADERS = [
@@ -25,12 +25,12 @@ export const CORS_EXPOSED_HEADERS = [
 ];
 
 /** What a browser app may send: tRPC's GET and POST, HEAD, and every REST operation's own method. */
-export const CORS_METHODS = [
+const CORS_METHODS = [
   ...new Set(['GET', 'HEAD', 'POST', ...Object.values(operations).flatMap(({ meta }) => (meta.openapi ? [meta.openapi.method] : []))]),
 ];
 
 /** How long a browser may reuse a preflight's answer. */
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_MAX_AGE_SECONDS = 600;
 
 /**
  * Cross-origin access for browser apps on `origins` (`*`: any), through the `cors` package: it sets

@@ -150,8 +150,6 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
     return true;
   };
 
-export type FrontDoor = ReturnType<typeof createFrontDoor>;
-
 /**
  * The way into a listener that serves one transport and nothing of the API (the metrics
  * listener): each request gets its exchange, and its answer goes through the one writer. A

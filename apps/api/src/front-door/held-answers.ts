@@ -21,7 +21,7 @@ export const tooMuchHeld = () =>
   });
 
 /** The part of the budget one client address may hold: a few clients that never read cannot take it all. */
-export const ADDRESS_SHARE_OF_UNSENT = 1 / 4;
+const ADDRESS_SHARE_OF_UNSENT = 1 / 4;
 
 /**
  * Bounds what clients that do not read can make the process hold (OWASP API4:2023): one answer per

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
  * How often the service judges whether it is overloaded: each judgement is on the requests of one
  * window, so a single slow turn of the loop decides nothing.
  */
-export const OVERLOAD_WINDOW_MS = 250;
+const OVERLOAD_WINDOW_MS = 250;
 /** What an overloaded service tells clients to wait before they try again. */
 export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
@@ -34,7 +34,7 @@ export interface OverloadGuard {
  * `cpu.max` or v1's `cpu.cfs_quota_us`) below one core, or one core, which is all a Node event
  * loop runs on.
  */
-export const cpuShare = (): number => {
+const cpuShare = (): number => {
   const read = (path: string) => {
     try {
       return readFileSync(path, 'utf8').trim();

@@ -25,7 +25,7 @@ const clientLeft = ({ socket, complete }: IncomingMessage) => !socket.writable |
  * What the access line records for a reply nothing of which was sent: the client left first
  * (nginx's 499, tRPC's CLIENT_CLOSED_REQUEST). The line records what was sent, not what would have been.
  */
-export const CLIENT_LEFT_STATUS = 499;
+const CLIENT_LEFT_STATUS = 499;
 
 /**
  * The headers every reply carries, then the reply's own: the request id, the security headers,

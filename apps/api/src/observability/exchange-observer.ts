@@ -5,10 +5,10 @@ import type { Transport } from '../exchange/reply.js';
 export type CallOperation = typeof callOperation;
 
 /** What answers an exchange: a transport's `serve`. */
-export type Serve = Transport['serve'];
+type Serve = Transport['serve'];
 
 /** What refuses an exchange as a whole: a transport's `refuse`, which the front door calls before any `serve`. */
-export type Refuse = Transport['refuse'];
+type Refuse = Transport['refuse'];
 
 /**
  * What metrics and tracing add to the request path when they are on: a wrapper around each

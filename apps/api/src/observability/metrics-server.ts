@@ -3,7 +3,7 @@ import { errorReply } from '../exchange/error-reply.js';
 import { READ_METHODS, methodNotAllowed, nothingAt } from '../exchange/failure.js';
 import type { Transport } from '../exchange/reply.js';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 /**
  * What the second listener serves, which server.ts opens on the service's host at

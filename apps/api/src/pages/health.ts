@@ -6,7 +6,7 @@ import type { Readiness } from '../stores/open-stores.js';
 import { VERSION } from '../settings/version.js';
 
 /** Why `/readyz` answers 503 while the service is up: its message is the answer's. */
-export class NotReadyError extends Error {}
+class NotReadyError extends Error {}
 
 /** Why `/readyz` answers 503 once the service has been told to stop. */
 export class StoppingError extends NotReadyError {

@@ -76,7 +76,7 @@ const overTheLimit = (path: string) => {
 };
 
 /** tRPC's rule for a streamed answer: `trpc-accept`, else an `Accept` naming JSON lines. */
-export const wantsStream = (req: IncomingMessage): boolean => {
+const wantsStream = (req: IncomingMessage): boolean => {
   const trpcAccept = req.headers[TRPC_ACCEPT];
   if (trpcAccept !== undefined) return trpcAccept === JSON_LINES_TYPE;
   return (req.headers.accept ?? '').split(',').some((type) => type.trim() === JSON_LINES_TYPE);

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { exchangeOnce, requestText, statusOf } from './raw-connection.js';
 
 /** Another loopback address than the attacker's 127.0.0.1: a client the service tells apart. */
-export const LEGITIMATE_ADDRESS = '127.0.0.2';
+const LEGITIMATE_ADDRESS = '127.0.0.2';
 
 /** What a legitimate client met while an attack ran. */
 export interface Bystander {

@@ -35,4 +35,4 @@ export const builtEntry = (entry: string) => entry.replace(/^src\/(.*)\.ts$/, 'd
 export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []) =>
   spawnCommand(process.execPath, [...nodeFlags, builtEntry(entry), ...args], env);
 
-export { type Finished, collect, waitForOutput } from '../../src/testing/child-output.js';
+export { collect, waitForOutput } from '../../src/testing/child-output.js';

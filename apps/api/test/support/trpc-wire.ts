@@ -76,7 +76,7 @@ export const STREAM = { 'trpc-accept': 'application/jsonl' };
  * (`jsonlStreamConsumer`), each call's promises resolved as the link resolves them, in call order.
  * Two answers that differ only in how their lines are cut and numbered decode the same.
  */
-export const decodeJsonLines = async (text: string): Promise<Envelope[]> => {
+const decodeJsonLines = async (text: string): Promise<Envelope[]> => {
   const from = new Response(text).body;
   if (!from) throw new Error('no body to decode');
   const [head] = await jsonlStreamConsumer<Record<string, unknown>>({ from, abortController: new AbortController() });

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 
 /** What the proxy does to the next request that arrives; then it passes everything through again. */
-export type Mishap =
+type Mishap =
   /** Forwards the request, lets the service answer, and cuts the connection before the answer gets through. */
   | { kind: 'cut-after-answer' }
   /** Holds the request: neither forwards it nor answers. */
@@ -17,7 +17,7 @@ export type Mishap =
   | { kind: 'page'; status: number; headers: Record<string, string> };
 
 /** A request as it reached the proxy. */
-export interface Arrival {
+interface Arrival {
   method: string;
   idempotencyKey: string | null;
 }

@@ -1,5 +1,5 @@
 /** The most creates one group carries, so one statement's arrays stay small. */
-export const MAX_BATCH = 256;
+const MAX_BATCH = 256;
 
 interface Waiting<Item, Result> {
   item: Item;

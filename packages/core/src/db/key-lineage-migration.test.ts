@@ -11,6 +11,7 @@ import { addPet } from '../pets/create/add-pet.js';
 import { fingerprintOf } from '../pets/create/idempotency.js';
 import type { Database } from '../storage/database.js';
 import { it } from '../testing/fixtures.js';
+import { skipOnSqliteElsewhere } from '../testing/sqlite-only.js';
 import { migrate as migratePostgres } from './postgres/migrate.js';
 import { openPostgresDatabase } from './postgres/open-postgres-database.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
@@ -73,7 +74,8 @@ const expectCarriedOver = async (db: Database, records: { key_lineage: string; k
 };
 
 describe('the migration to key lineages', () => {
-  it('carries keys and idempotency records over on SQLite', async () => {
+  it('carries keys and idempotency records over on SQLite', async ({ skip }) => {
+    skipOnSqliteElsewhere(skip);
     const folder = mkdtempSync(join(tmpdir(), 'petstore-store-'));
     folders.push(folder);
     const file = join(folder, 'petstore.db');

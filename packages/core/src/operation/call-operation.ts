@@ -4,8 +4,7 @@ import type { ApiKeyScope } from '../keys/scopes.js';
 import type { AuthedContext, Context } from '../trpc.js';
 import type { Operation } from './operation.js';
 
-// What a request runs in core, in one file: a request's path enters it once and is handed on
-// (apps/api/test/request-path.test.ts counts the files it walks).
+// What a request runs in core: who may call, the call, and what a result carries back.
 
 // ---- Who may call ----
 

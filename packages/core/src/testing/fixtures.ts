@@ -2,7 +2,7 @@ import { test as base } from 'vitest';
 import type { Database } from '../storage/database.js';
 import type { Engine } from './engines.js';
 import { createScratchPostgresDatabase } from './scratch-postgres.js';
-import { skipWithout } from './sqlite-only.js';
+import { skipOnSqliteElsewhere, skipWithout } from './sqlite-only.js';
 
 /**
  * vitest's `test`, with storage to test against; each fixture is made only for the tests that ask
@@ -33,6 +33,7 @@ export const it = test;
 export const testOn = (engine: Engine) =>
   test.extend('db', async ({ skip }, { onCleanup }): Promise<Database> => {
     if (engine.needs) skipWithout(engine.needs, skip);
+    else skipOnSqliteElsewhere(skip);
     const opened = await engine.open();
     onCleanup(() => opened.dispose());
     return opened.db;

@@ -13,6 +13,20 @@ const goneWithout = (need: ExternalNeed) => `needs ${need}, which a SQLite-only 
 
 export const isSqliteOnlyRun = (): boolean => SQLITE_ONLY;
 
+/**
+ * A project that runs the files testing both engines for their PostgreSQL cases only (the system
+ * tier's `postgres` projects, `PETSTORE_TEST_ENGINE=postgres`): their SQLite cases run in the
+ * `sqlite` project of the contract tier, once.
+ */
+const SQLITE_ELSEWHERE = process.env.PETSTORE_TEST_ENGINE === 'postgres';
+
+export const isSqliteElsewhere = (): boolean => SQLITE_ELSEWHERE;
+
+/** For a test or fixture on the embedded SQLite in a file that tests both engines: skips it, saying why, where it runs elsewhere. */
+export const skipOnSqliteElsewhere = (skip: (note: string) => void): void => {
+  if (SQLITE_ELSEWHERE) skip('on SQLite, which the sqlite project runs');
+};
+
 /** For the fixture that opens what a test needs: skips the test, saying why, in a SQLite-only run. */
 export const skipWithout = (need: ExternalNeed, skip: (note: string) => void): void => {
   if (SQLITE_ONLY) skip(goneWithout(need));

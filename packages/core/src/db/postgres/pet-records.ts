@@ -24,7 +24,7 @@ type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
  * elsewhere it is sent unnamed, parsed and planned on each run, and nothing of it outlives its
  * transaction.
  */
-export const statement = <Row extends object = Record<string, unknown>>(name: string, query: SQL | { getSQL(): SQL }) => {
+const statement = <Row extends object = Record<string, unknown>>(name: string, query: SQL | { getSQL(): SQL }) => {
   const { sql: text, params } = dialect.sqlToQuery('getSQL' in query ? query.getSQL() : query);
   const valueOf = params.map((param) =>
     param instanceof Placeholder ? (values: Record<string, unknown>) => values[param.name as string] : () => param,

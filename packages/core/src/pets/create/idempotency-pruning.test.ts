@@ -8,6 +8,7 @@ import { addPet } from './add-pet.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
 import { startIdempotencyPruning } from './idempotency-pruning.js';
 import { test } from '../../testing/fixtures.js';
+import { skipOnSqliteElsewhere } from '../../testing/sqlite-only.js';
 import { type DatabaseLocation, openDatabase } from '../../db/open-database.js';
 
 interface Store {
@@ -25,8 +26,8 @@ const STORES = [
     name: 'SQLite',
     test: test.extend(
       'store',
-      // eslint-disable-next-line no-empty-pattern -- vitest reads the fixtures a fixture needs from this pattern
-      ({}, { onCleanup }): Store => {
+      ({ skip }, { onCleanup }): Store => {
+        skipOnSqliteElsewhere(skip);
         const folder = mkdtempSync(join(tmpdir(), 'petstore-pruning-'));
         onCleanup(() => {
           rmSync(folder, { recursive: true, force: true });

@@ -3,9 +3,9 @@ import { idempotencyRecordsExpireBefore } from './idempotency.js';
 import type { PetRecords } from '../../storage/database.js';
 
 /** Records deleted per statement: a batch holds SQLite's write lock, or a connection, briefly. */
-export const PRUNE_BATCH = 100;
+const PRUNE_BATCH = 100;
 /** How often expired records are looked for. */
-export const PRUNE_EVERY_MS = 60_000;
+const PRUNE_EVERY_MS = 60_000;
 
 export interface IdempotencyPruning {
   /** Waits for a batch in progress, so the database can close under nobody. */
