@@ -20,7 +20,8 @@ export interface ConnectionBudget {
  * each transaction on another server connection, so nothing is left on one between transactions
  * (no named statement, session lock or session setting). `session`: each connection is a session
  * of its own to the end (a direct address, or a pooler in session mode), so the statements on the
- * request path are prepared once per connection and planned once (docs/decisions has what it saves).
+ * request path are prepared once per connection and planned once
+ * (docs/decisions/2026-11-28-postgres-as-fleets-run-it.md).
  */
 export const POOL_MODES = ['transaction', 'session'] as const;
 export type PoolMode = (typeof POOL_MODES)[number];
