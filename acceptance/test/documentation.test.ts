@@ -7,6 +7,7 @@ import {
   docsPages,
   documentationFiles,
   indexedRecords,
+  missingRecordsNamedInSources,
   pagesTheReadmeLinks,
   saysItIsSuperseded,
   unknownPnpmCommands,
@@ -51,6 +52,10 @@ describe('the decision records', () => {
 
   it('each have a status in the index: accepted, or superseded by the record that did it', () => {
     expect(indexedRecords().filter(({ status }) => !STATUS.test(status))).toEqual([]);
+  });
+
+  it('are each where a comment of the code that names one says', () => {
+    expect(missingRecordsNamedInSources()).toEqual([]);
   });
 
   it('are superseded in the index exactly when they say so at their top', () => {

@@ -45,6 +45,26 @@ export const indexedRecords = (): { record: string; status: string }[] =>
     status: match[2] ?? '',
   }));
 
+/** Folders of the workspace whose sources may name a record in a comment. */
+const SOURCE_FOLDERS = ['apps', 'packages', 'tools', 'bench', 'examples', 'acceptance', 'deploy'];
+const SKIPPED = new Set(['node_modules', 'dist', '.turbo', 'coverage']);
+
+const sourcesUnder = (folder: string): string[] =>
+  readdirSync(join(REPO_ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : sourcesUnder(path);
+    return /\.(ts|tsx|mjs|js|cjs|conf|ya?ml)$/.test(entry.name) ? [path] : [];
+  });
+
+/** Every record a source file names (`docs/decisions/<date>-<name>.md`) that does not exist, as `file: record`. */
+export const missingRecordsNamedInSources = (): string[] =>
+  SOURCE_FOLDERS.flatMap(sourcesUnder).flatMap((file) =>
+    [...read(file).matchAll(/docs\/decisions\/([\w.-]+\.md)/g)]
+      .map((match) => `docs/decisions/${match[1] ?? ''}`)
+      .filter((record) => !existsSync(join(REPO_ROOT, record)))
+      .map((record) => `${file}: ${record}`),
+  );
+
 /** Whether a record says at its top (before its first section) that a later one superseded it. */
 export const saysItIsSuperseded = (record: string): boolean => /supersed/i.test(read(record).split(/^## /m)[0] ?? '');
 
