@@ -1,20 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ProcessInfo, collect, descendantsOf, isRunning, waitForOutput } from '@petstore/api/testing';
-import {
-  brokenLinks,
-  docsPages,
-  documentationFiles,
-  pagesTheReadmeLinks,
-  promisedStatuses,
-  readmeSetUp,
-  readmeShellBlocks,
-  shellBlocks,
-  unknownPnpmCommands,
-} from './support/readme.js';
+import { pagesTheReadmeLinks, promisedStatuses, readmeSetUp, readmeShellBlocks, shellBlocks } from './support/readme.js';
 import { REPO_ROOT } from './support/repository.js';
 
 /*
@@ -158,23 +148,5 @@ describe('the README, run as a reader runs it', () => {
       expect(stdout).toMatch(/"msg":"stopped"/);
       await expect.poll(() => tree.filter(({ pid }) => isRunning(pid)), { timeout: 10_000 }).toEqual([]);
     }, 30_000);
-  });
-});
-
-describe('the documentation, read', () => {
-  it('has every page under docs/ linked from the README, so each is read, and pasted above, in its order', () => {
-    expect([...pagesTheReadmeLinks()].sort()).toEqual(docsPages());
-  });
-
-  it('keeps the README a front page', () => {
-    expect(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(250);
-  });
-
-  it.for(documentationFiles())('%s links only to files and sections that exist', (file) => {
-    expect(brokenLinks(file)).toEqual([]);
-  });
-
-  it.for(['README.md', 'DEVELOPERS.md', 'packages/client/README.md', ...docsPages()])('%s names only pnpm scripts and bins that exist', (file) => {
-    expect(unknownPnpmCommands(file)).toEqual([]);
   });
 });

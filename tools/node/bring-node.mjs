@@ -67,7 +67,8 @@ if (version === undefined) {
 /**
  * Whether the build the lockfile pins is the one installed: npm ci checked its integrity when it
  * installed it, and keeps what it installed in its hidden lockfile. An install that finds it there
- * reuses it (npm ci would take most of a second start's time to unpack the same 120 MB again).
+ * reuses it rather than unpack the same build again, most of a second install's time
+ * (docs/decisions/2026-11-28-a-contributors-loop.md).
  */
 const pinnedIsInstalled = () => {
   const key = `node_modules/${build}`;

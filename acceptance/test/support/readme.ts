@@ -13,16 +13,60 @@ export const docsPages = (): string[] =>
     .map((name) => `docs/${name}`)
     .sort();
 
-/** Every Markdown file a reader of the repository is sent to, the decision records included. */
+/** The records index: every decision record, with its status. */
+export const RECORDS_INDEX = 'docs/decisions/README.md';
+
+/** The decision records, one dated file each (the index is not one). */
+export const decisionRecords = (): string[] =>
+  readdirSync(join(REPO_ROOT, 'docs', 'decisions'))
+    .filter((name) => /^\d{4}-\d{2}-\d{2}-.+\.md$/.test(name))
+    .map((name) => `docs/decisions/${name}`)
+    .sort();
+
+/** Every Markdown file a reader of the repository is sent to, the decision records and their index included. */
 export const documentationFiles = (): string[] => [
   README,
+  'ARCHITECTURE.md',
   'DEVELOPERS.md',
+  'SECURITY.md',
   'packages/client/README.md',
   ...docsPages(),
-  ...readdirSync(join(REPO_ROOT, 'docs', 'decisions'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/decisions/${name}`),
+  RECORDS_INDEX,
+  ...decisionRecords(),
 ];
+
+/**
+ * The index's rows, `| [title](file.md) | status |`: each record it links, with the status the
+ * row gives it.
+ */
+export const indexedRecords = (): { record: string; status: string }[] =>
+  [...read(RECORDS_INDEX).matchAll(/^\|\s*\[[^\]]+\]\(([^)#\s]+\.md)\)\s*\|\s*(.+?)\s*\|\s*$/gm)].map((match) => ({
+    record: `docs/decisions/${match[1] ?? ''}`,
+    status: match[2] ?? '',
+  }));
+
+/** Folders of the workspace whose sources may name a record in a comment. */
+const SOURCE_FOLDERS = ['apps', 'packages', 'tools', 'bench', 'examples', 'acceptance', 'deploy'];
+const SKIPPED = new Set(['node_modules', 'dist', '.turbo', 'coverage']);
+
+const sourcesUnder = (folder: string): string[] =>
+  readdirSync(join(REPO_ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : sourcesUnder(path);
+    return /\.(ts|tsx|mjs|js|cjs|conf|ya?ml)$/.test(entry.name) ? [path] : [];
+  });
+
+/** Every record a source file names (`docs/decisions/<date>-<name>.md`) that does not exist, as `file: record`. */
+export const missingRecordsNamedInSources = (): string[] =>
+  SOURCE_FOLDERS.flatMap(sourcesUnder).flatMap((file) =>
+    [...read(file).matchAll(/docs\/decisions\/([\w.-]+\.md)/g)]
+      .map((match) => `docs/decisions/${match[1] ?? ''}`)
+      .filter((record) => !existsSync(join(REPO_ROOT, record)))
+      .map((record) => `${file}: ${record}`),
+  );
+
+/** Whether a record says at its top (before its first section) that a later one superseded it. */
+export const saysItIsSuperseded = (record: string): boolean => /supersed/i.test(read(record).split(/^## /m)[0] ?? '');
 
 /** A file's shell blocks (```sh, ```bash or ```shell), in order: the ones a reader pastes. */
 export const shellBlocks = (path: string): string[] =>

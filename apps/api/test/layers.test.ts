@@ -8,7 +8,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 /**
  * The folders of apps/api/src from the top down: a folder may import its own files and the
  * folders below it, never one above, so a request's path reads one way (front door → transports →
- * admission → the exchange) and no two folders need each other. The root holds the wiring.
+ * admission → the request's context) and no two folders need each other. The root holds the wiring.
  */
 const LAYERS = [
   ['.'],

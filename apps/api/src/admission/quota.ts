@@ -72,7 +72,7 @@ const spentIn = (window: Window) => window.known + window.sending + window.pendi
  * Redis every QUOTA_SYNC_MS; once a subject has spent half its quota, or its count is stale, every
  * request is counted in Redis itself, so the limit holds across instances as long as, between two
  * syncs, the instances together take less than half a quota. A request far from the limit so costs
- * no Redis round trip (docs/decisions has the figures). Redis is reached through
+ * no Redis round trip (docs/decisions/2026-11-23-postgres-read-path.md). Redis is reached through
  * rate-limiter-flexible (atomic counts with their expiry); while it does not answer, the instance
  * decides on what it knows: the shared count it last learned and what it counted since. At most
  * MAX_QUOTA_SUBJECTS subjects are counted at once. Undefined when the limit is 0 (off).

@@ -35,8 +35,8 @@ const loggedUrl = (url: string) => (url.length > MAX_LOGGED_URL_LENGTH ? `${url.
 
 /**
  * The one line each request leaves once its reply is written, in pino's own format, through the
- * logger's own destination: written from a template because pino's `child().info()` costs 1.0 µs a
- * line against 0.35, 4% of a get by id's CPU (docs/decisions/2026-11-26-request-path-reads-forward.md).
+ * logger's own destination: written from a template because pino's generic `child().info()` costs
+ * several times as much on every request (docs/decisions/2026-11-23-access-line-from-a-template.md).
  * The fields are few and known: an id of plain token characters, a method Node has checked, a
  * number, and a URL, which is escaped as JSON. Every other line goes through pino.
  */

@@ -38,11 +38,9 @@ export interface ConnectionsOptions {
 }
 
 /**
- * Node keeps a socket's peer address on the socket the first time it is asked for, as a new
- * property: asked at different moments (admission asks only for a key it has not seen), sockets
- * end up with different hidden classes, and beside pg's own sockets Node's stream code then sees
- * too many to stay fast (docs/decisions/2026-11-28-one-shape-per-connection.md). Asking once, as each
- * connection opens, gives every one of them the same.
+ * Node adds a socket's peer address to it when first asked, so it is asked once, as each connection
+ * opens: every socket keeps one shape, which Node's stream code needs to stay fast
+ * (docs/decisions/2026-11-28-one-shape-per-connection.md).
  */
 const readPeerAddress = (socket: Socket): string => socket.remoteAddress ?? '';
 

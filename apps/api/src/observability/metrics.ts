@@ -28,7 +28,7 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
   const { Counter, Gauge, Registry, collectDefaultMetrics } = createRequire(import.meta.url)('prom-client') as typeof PromClient;
   const registry = new Registry();
   // The event-loop lag is a distribution over the scrape interval whatever the sampling rate, and
-  // sampling it often is paid by every request (DEVELOPERS.md, Tracing and metrics).
+  // sampling it often is paid by every request (docs/decisions/2026-11-23-metrics-cost-over-budget.md).
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 200 });
   const registers = [registry];
 

@@ -27,7 +27,7 @@ export interface RequestDurationsOptions {
  * the process and rendered by the registry on scrape exactly as prom-client renders its own
  * Histogram (request-durations.test.ts compares the two). prom-client's own child `observe`
  * hashes the child's labels again on every call; a request here does three map lookups and
- * adds to one bucket (docs/decisions has the figures).
+ * adds to one bucket (docs/decisions/2026-11-23-metrics-cost-over-budget.md).
  */
 export const createRequestDurations = ({ name, help, buckets, registers }: RequestDurationsOptions): RequestDurations => {
   const bySeries = new Map<string, Map<string, Map<number, Series>>>();

@@ -78,15 +78,13 @@ export const DEFAULT_REQUEST_BOUNDS = {
   bodyTimeoutMs: 30_000,
   sendTimeoutMs: 30_000,
   maxConnections: 1_024,
-  // Twice what the most demanding single client here opens (the soak's 64), an eighth of
-  // MAX_CONNECTIONS: one address, or seven, cannot take every connection.
+  // An eighth of MAX_CONNECTIONS, so that no one address, nor seven, can take every connection.
   maxConnectionsPerAddress: 128,
-  // Twice Node's own 511: a burst of connections the service is closing fast (past an address's
-  // share) overflows the kernel's queue later, and a client whose handshake was dropped retries
-  // only after a second. Linux caps it at net.core.somaxconn (4096 by default).
+  // Twice Node's own, so that a burst of connections the service is closing fast overflows the
+  // kernel's queue later.
   listenBacklog: 1_024,
-  // With `start`'s 128 MiB heap, answers held for clients that do not read stay clear of the
-  // process's own memory: peak RSS under every hostile client of the tests stays under 256 MiB.
+  // Within what `start`'s heap leaves, so that unsent answers cannot crowd out the process's own
+  // memory. The figures: docs/decisions/2026-11-28-what-a-client-can-make-the-process-hold.md.
   maxUnsentBytes: 32 * 1024 * 1024,
 } as const;
 

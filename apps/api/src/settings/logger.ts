@@ -4,7 +4,8 @@ import { type Config, DEFAULT_LOG_BACKLOG_BYTES } from './config.js';
 /**
  * Lines are gathered up to this many bytes before a write, and written at least this often. Each
  * write is handed to libuv's thread pool and its completion handed back, two wake-ups between
- * threads whatever its size; 16 KiB is the most SonicBoom writes at once (docs/decisions).
+ * threads whatever its size; 16 KiB is the most SonicBoom writes at once
+ * (docs/decisions/2026-11-25-log-writes-in-16-kib-batches.md).
  */
 const LOG_BATCH_BYTES = 16 * 1024;
 const LOG_FLUSH_EVERY_MS = 100;
@@ -25,8 +26,8 @@ const linesIn = (text: string) => {
  * Stdout, written asynchronously and in batches: a request never waits for the terminal or a pipe,
  * and under load one write carries dozens of lines instead of one each. Lines are gathered here and
  * handed to pino's destination (SonicBoom) joined: its own batching (`minLength`) measures the
- * whole pending text on every line, which grows with the load (docs/decisions). A line waits at
- * most LOG_FLUSH_EVERY_MS; `flush()` writes what is left. What SonicBoom has not written yet is
+ * whole pending text on every line, which grows with the load
+ * (docs/decisions/2026-11-25-log-writes-in-16-kib-batches.md). A line waits at most LOG_FLUSH_EVERY_MS; `flush()` writes what is left. What SonicBoom has not written yet is
  * bounded by `backlogBytes`: a batch past it is dropped and its lines counted, and once a batch
  * fits again `dropped` is told how many were lost, once per episode. Dropped, not waited for: a
  * log that blocked would stall every request behind a stalled stdout.

@@ -50,9 +50,8 @@ export async function* jsonLines<T>(answers: readonly Promise<T>[], render: (ans
   // hop lets them reach their storage first, so the turn's end is taken after a group they join
   // (SQLite's creates are written together at it), and the head carries their answers.
   await Promise.resolve();
-  // The turn's end is waited for only while a call is still running: a pending Immediate would keep
-  // every answer alive until the loop reaches it, long enough under load for them to age into the
-  // old generation and cost a full collection.
+  // The turn's end is waited for only while a call is still running, so that no answer is kept alive
+  // longer than it takes to make (docs/decisions/2026-11-27-streamed-batches-not-held-for-the-turn.md).
   let turn: NodeJS.Immediate | undefined;
   await Promise.race([Promise.all(answers).catch(() => undefined), new Promise<void>((resolve) => (turn = setImmediate(resolve)))]);
   clearImmediate(turn);

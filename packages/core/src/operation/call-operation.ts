@@ -41,7 +41,7 @@ export const authorize = (ctx: Context, scope: ApiKeyScope | undefined): AuthedC
  * 403), the input checked by the operation's schema (400 when invalid), then the resolver, handed
  * the request as a promise reaction: the request goes on to the resolver and does not come back
  * through here. tRPC's middleware chain does the same with an object spread per level; the
- * transports call this instead (docs/decisions has the measurement).
+ * transports call this instead (docs/decisions/2026-11-23-operations-called-without-trpcs-middleware-chain.md).
  */
 export const callOperation = (operation: Operation, ctx: Context, input: unknown): Promise<unknown> => {
   const refusal = ctx.principal ? insufficientScope(ctx.principal, operation.meta.scope) : unauthorized();

@@ -24,7 +24,8 @@ export interface Operation {
    * `input` as the transports run it: zod's own compiled parser for that schema (`z.compile`), which
    * accepts, refuses and transforms exactly as the schema does; a refusal is worked out again by the
    * schema itself, so its issues are the schema's own. The generic parser keeps per-call bookkeeping
-   * (WeakMaps for cyclic inputs) that outlived requests waiting on PostgreSQL (docs/decisions).
+   * (WeakMaps for cyclic inputs) that outlived requests waiting on PostgreSQL
+   * (docs/decisions/2026-11-26-compiled-input-parsers.md).
    */
   compiledInput: z.ZodType;
   output: z.ZodType;

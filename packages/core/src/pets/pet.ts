@@ -43,7 +43,7 @@ export const PATTERN_HIDDEN_CHARACTERS = new RegExp(`[${HIDDEN_BMP}]`);
  * So are control characters (NUL, line breaks, escape sequences): no name needs one, PostgreSQL
  * cannot store NUL, a terminal or log that shows a name would run them, and JSON escapes each as
  * six bytes, which would make the largest answer half as large again as any name needs
- * (docs/decisions/2026-11-28-answers-held-for-clients.md).
+ * (docs/decisions/2026-11-28-what-a-client-can-make-the-process-hold.md).
  */
 const PetName = z
   .string()

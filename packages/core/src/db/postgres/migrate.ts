@@ -16,7 +16,8 @@ const APPLIED = 'drizzle.__drizzle_migrations';
  * and released in another is never released, and drizzle's own migrator reads what was applied
  * outside its transaction. The bookkeeping is drizzle's (its table, hashes and timestamps), so a
  * database migrated before keeps its history. A migration PostgreSQL cannot run in a transaction
- * (`create index concurrently`) would need a direct address of its own (docs/decisions).
+ * (`create index concurrently`) would need a direct address of its own
+ * (docs/decisions/2026-11-28-postgres-as-fleets-run-it.md).
  */
 export const migrate = async (client: pg.PoolClient, folder: string): Promise<void> => {
   const migrations = readMigrationFiles({ migrationsFolder: folder });

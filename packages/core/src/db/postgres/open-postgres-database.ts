@@ -22,7 +22,8 @@ const STALL_MARGIN_MS = 1_000;
 /**
  * int8 columns (ids) as JavaScript numbers: the service never hands out more than 2^53 - 1 of them.
  * Set on the pool's connections rather than on each statement: pg copies a statement's whole
- * config on every run, and the copy costs more with every property it has (docs/decisions).
+ * config on every run, and the copy costs more with every property it has
+ * (docs/decisions/2026-11-23-postgres-read-path.md).
  * Drizzle's own statements carry their own parsers and are not affected.
  */
 const INT8_AS_NUMBER = new pg.TypeOverrides();

@@ -19,7 +19,8 @@ type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
  * A statement on the request path, from SQL Drizzle writes from the schema: its values bound by
  * placeholder name, each row made once, by pg, with the names the statement gives its columns (ids
  * as numbers: the pool's `INT8_AS_NUMBER`). Drizzle's own prepared queries wrap every run in
- * tracing spans and map each row again through its generic mapper (docs/decisions has the profile).
+ * tracing spans and map each row again through its generic mapper
+ * (docs/decisions/2026-11-23-postgres-read-path.md).
  * Its `name` prepares it once per connection where the connection keeps it (statement-names.ts);
  * elsewhere it is sent unnamed, parsed and planned on each run, and nothing of it outlives its
  * transaction.

@@ -36,7 +36,7 @@ export interface PipelinedReads {
  * mode: a statement is written as soon as it is asked for, without waiting for the ones before it
  * on the same connection to be answered, and answers that arrive together are read together. A
  * pool lends a connection to one statement at a time, so under load most reads wait in its queue
- * and each costs its own write, read and wake-up (docs/decisions has the figures). Writes and
+ * and each costs its own write, read and wake-up (docs/decisions/2026-11-26-postgres-reads-pipelined.md). Writes and
  * transactions stay on the pool: a transaction cannot share its connection. Each statement is its
  * own transaction, ended by its Sync, so a pooler in transaction mode may run each on another
  * server connection and still answers them in order (PgBouncer 1.18, tested).

@@ -40,7 +40,7 @@ export interface StatementDeadline {
  * Holds the statements on `client`'s connection to `statementMs` from the client's side, so the
  * bound holds wherever the connection goes: directly to PostgreSQL, or through a pooler that
  * refuses `statement_timeout` as a startup parameter and hands each transaction to another server
- * connection, where a session's `SET` would not follow (docs/decisions has the figures). When a
+ * connection, where a session's `SET` would not follow (docs/decisions/2026-11-28-postgres-as-fleets-run-it.md). When a
  * statement is in flight and the connection has carried no byte either way for `statementMs`,
  * the statement is cancelled, as the server's `statement_timeout` would cancel it; when not even
  * the cancel brings an answer within `stallMarginMs`, the network is stalled and the connection

@@ -9,8 +9,7 @@ import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../../storage/
 import { pets } from './schema.js';
 
 /**
- * Pages copied per step: 4 MiB at SQLite's default page size, tens of milliseconds of copying.
- * Between steps the process returns to its event loop, so a backup asked to stop (Ctrl-C) stops
+ * Pages copied per step (4 MiB at SQLite's default page size). Between steps the process returns to its event loop, so a backup asked to stop (Ctrl-C) stops
  * soon and removes its partial file; much smaller steps spend more time switching than copying.
  * Steps never hold the service up: the copy reads one snapshot, which in WAL mode blocks no writer.
  */

@@ -17,7 +17,7 @@ const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/sqlite', import.meta.
  * The connection's page cache, in KiB: SQLite's own default. better-sqlite3 is built with 16 MiB,
  * which a growing file fills and the process keeps; the file's pages stay in the operating
  * system's cache, shared and outside the process, so a read the small cache misses costs a copy,
- * not a disk read (docs/decisions).
+ * not a disk read (docs/decisions/2026-11-25-sqlite-page-cache-bounded.md).
  */
 export const SQLITE_PAGE_CACHE_KIB = 2000;
 

@@ -39,7 +39,7 @@ const binderOf = (param: unknown): ((values: Values) => unknown) => {
  * schema, its values bound by placeholder name, and what it reads comes back as arrays, a column
  * an element. Drizzle's generic row mapping checks every column of every row, and its placeholder
  * filling tests every parameter's class, a cost every request on the path would pay
- * (docs/decisions).
+ * (docs/decisions/2026-11-25-sqlite-creates-without-drizzles-placeholder-filling.md).
  */
 const rawStatement = <Row extends unknown[]>(db: SqliteDrizzle, query: { toSQL(): { sql: string; params: unknown[] } }) => {
   const { sql, params } = query.toSQL();
