@@ -14,7 +14,7 @@ export const docsPages = (): string[] =>
     .sort();
 
 /** The records index: every decision record, with its status. */
-export const RECORDS_INDEX = 'docs/decisions/README.md';
+const RECORDS_INDEX = 'docs/decisions/README.md';
 
 /** The decision records, one dated file each (the index is not one). */
 export const decisionRecords = (): string[] =>

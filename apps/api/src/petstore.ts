@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Door } from './exchange/exchange.js';
-import type { Transport } from './exchange/reply.js';
+import type { ServerContext } from './http/request-context.js';
+import type { Handler } from './http/reply.js';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createAdmission } from './admission/admit.js';
@@ -8,7 +8,7 @@ import { createAuthentication } from './admission/authenticate.js';
 import { clientAddressResolver } from './admission/client-address.js';
 import type { Config } from './settings/config.js';
 import { createCors } from './front-door/cors.js';
-import { createDoor, createFrontDoor, throughAdmission } from './front-door/front-door.js';
+import { createServerContext, createFrontDoor, throughAdmission } from './front-door/front-door.js';
 import { type OverloadGuard, createOverloadGuard } from './front-door/overload.js';
 import type { Metrics } from './observability/metrics.js';
 import { observabilityFor } from './observability/observability.js';
@@ -22,8 +22,8 @@ import { createTrpcTransport } from './trpc/trpc.js';
 
 export interface Petstore {
   stores: Stores;
-  /** What its exchanges share; `door.stopping` starts a stop (server.ts). */
-  door: Door;
+  /** What its requests share; `server.stopping` starts a stop (server.ts). */
+  server: ServerContext;
   /** The Prometheus registry, when `config.metricsPort` is set; the server serves it on its own listener. */
   metrics: Metrics | undefined;
   /** Refuses requests that waited too long in an overloaded queue; undefined when off. */
@@ -32,7 +32,7 @@ export interface Petstore {
    * Refuses a request Node could not parse, or that took too long to arrive, as REST refuses (the
    * Error body), observed as the API's own refusals are: its path is not known.
    */
-  refuseMalformed: Transport['refuse'];
+  refuseMalformed: Handler['refuse'];
   /** Serves every request: `/v1`, `/trpc`, the docs page, health, and the 404 for any other path. */
   frontDoor: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** `/v1` and `/trpc` as Express 5 middleware, for mounting in another app: `app.use(petstore.middleware)`. */
@@ -49,10 +49,10 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
   };
   const observed = observabilityFor(config, stores.db, tracing?.observer);
   const { call } = observed;
-  const door = createDoor({ logger, sendTimeoutMs: config.sendTimeoutMs, maxUnsentBytes: config.maxUnsentBytes, clientAddress });
+  const serverContext = createServerContext({ logger, sendTimeoutMs: config.sendTimeoutMs, maxUnsentBytes: config.maxUnsentBytes, clientAddress });
   const overload = createOverloadGuard(config.overloadDelayMs, logger);
   const api = {
-    door,
+    server: serverContext,
     rest: observed.transport(throughAdmission(admission, createRestTransport({ openApiJson: lazyDocument(config), call }))),
     trpc: observed.transport(throughAdmission(admission, createTrpcTransport({ allowMethodOverride: config.trpcAllowMethodOverride, call }))),
     cors: createCors(config.corsOrigins),
@@ -60,19 +60,19 @@ export const createPetstore = (stores: Stores, config: Config, logger: Logger, t
   };
   // Not ready while stopping: the load balancer then sends new work to another instance. Load is
   // not readiness: instances under the same pressure would leave the pool together.
-  const ready = () => (door.stopping ? Promise.reject(new StoppingError()) : stores.ready());
-  const everything = createFrontDoor({ ...api, pages: createPages({ ready }) });
-  const apiOnly = createFrontDoor(api);
+  const ready = () => (serverContext.stopping ? Promise.reject(new StoppingError()) : stores.ready());
+  const handleAll = createFrontDoor({ ...api, pages: createPages({ ready }) });
+  const handleApi = createFrontDoor(api);
   return {
     stores,
-    door,
+    server: serverContext,
     metrics: observed.metrics,
     refuseMalformed: api.rest.refuse,
-    frontDoor: everything,
+    frontDoor: handleAll,
     middleware: (req, res, next) => {
       // The host app's own headers (Express's X-Powered-By) say nothing the API wants said.
       res.removeHeader('X-Powered-By');
-      if (!apiOnly(req, res)) next();
+      if (!handleApi(req, res)) next();
     },
     overload,
     close: () => {

@@ -6,11 +6,11 @@ import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
 import { KEYS_COMMAND } from './cli/keys-command.js';
 import type { Config } from './settings/config.js';
-import type { Door } from './exchange/exchange.js';
+import type { ServerContext } from './http/request-context.js';
 import { trustedProxyTest } from './admission/client-address.js';
-import { REQUEST_TIMEOUT, bodyUnparseable, expectContinue } from './exchange/read-body.js';
+import { REQUEST_TIMEOUT, bodyUnparseable, expectContinue } from './http/read-body.js';
 import { countConnections, oneAtATime } from './front-door/connections.js';
-import { createSideDoor, openExchange } from './front-door/front-door.js';
+import { createListenerHandler, openRequestContext } from './front-door/front-door.js';
 
 import { writeReply } from './front-door/write-reply.js';
 import { createMetricsPage } from './observability/metrics-server.js';
@@ -132,7 +132,7 @@ const listenerFor = async (petstore: Petstore, { mount = 'front-door' }: ServerO
  * client waits an answer for: a connection that already answered closes, one still answering
  * closes once it has.
  */
-const answerMalformedRequest = (door: Door, refuse: Petstore['refuseMalformed']) => {
+const answerMalformedRequest = (serverContext: ServerContext, refuse: Petstore['refuseMalformed']) => {
   return (error: Error & { code?: string }, socket: Duplex): void => {
     // An earlier request on this connection is still being answered: that answer comes first, and
     // the connection closes after it, leaving the bytes that followed it unanswered.
@@ -141,11 +141,11 @@ const answerMalformedRequest = (door: Door, refuse: Petstore['refuseMalformed'])
       if (error.code !== REQUEST_TIMEOUT) {
         answering.shouldKeepAlive = false;
         // Its own body could not be parsed (a chunk framed with bare line feeds): nothing more of
-        // it will come, and its reader answers 400 at once (exchange/read-body.ts).
+        // it will come, and its reader answers 400 at once (http/read-body.ts).
         if (!answering.req.complete) bodyUnparseable(answering.req, error);
       }
       // A request past its time whose body is being read or drained: its reader answers 408
-      // (exchange/read-body.ts) or ends the drain (front-door/lingering-close.ts). Nothing else
+      // (http/read-body.ts) or ends the drain (front-door/lingering-close.ts). Nothing else
       // listens, and nothing the request could still send is worth the connection.
       else if (answering.req.listenerCount('error') > 0) answering.req.emit('error', error);
       else socket.destroy();
@@ -171,8 +171,8 @@ const answerMalformedRequest = (door: Door, refuse: Petstore['refuseMalformed'])
       error.code === REQUEST_TIMEOUT
         ? new TRPCError({ code: 'TIMEOUT', message: 'The request took too long to arrive.' })
         : new TRPCError({ code: 'BAD_REQUEST', message: error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.' });
-    const exchange = openExchange(req, res, door);
-    writeReply(exchange, refuse(exchange, refusal));
+    const context = openRequestContext(req, res, serverContext);
+    writeReply(context, refuse(context, refusal));
   };
 };
 
@@ -185,12 +185,12 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
 
   const listener = await listenerFor(petstore, options);
   // Every listener passes the same bounds: its time to send headers and body, keep-alive, one
-  // request at a time, the held answers' budget (the one writer), and the connections it may hold,
+  // request at a time, the unsent-bytes budget (the one writer), and the connections it may hold,
   // counted together with the other listener's.
   const connections = countConnections({
     ...config,
     isTrustedProxy: trustedProxyTest(config.trustProxy),
-    pastTheLimit: petstore.door.pastTheLimit,
+    pastTheLimit: petstore.server.pastTheLimit,
   });
   const bounded = (serve: (req: IncomingMessage, res: ServerResponse) => void, refuseMalformed: Petstore['refuseMalformed']) => {
     const bound = createServer(
@@ -209,13 +209,13 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
       },
       serve,
     );
-    bound.on('clientError', answerMalformedRequest(petstore.door, refuseMalformed));
+    bound.on('clientError', answerMalformedRequest(petstore.server, refuseMalformed));
     connections.track(bound);
     return bound;
   };
   const server = bounded(listener, petstore.refuseMalformed);
   // `Expect: 100-continue`: Node would invite the body at once; it is invited only once the request
-  // is admitted and its body about to be read (exchange/read-body.ts).
+  // is admitted and its body about to be read (http/read-body.ts).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     expectContinue(req, res);
     listener(req, res);
@@ -235,7 +235,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   if (petstore.metrics && config.metricsPort !== undefined) {
     try {
       const metricsPage = createMetricsPage(petstore.metrics.registry);
-      metricsServer = bounded(oneAtATime(createSideDoor(petstore.door, metricsPage)), metricsPage.refuse);
+      metricsServer = bounded(oneAtATime(createListenerHandler(petstore.server, metricsPage)), metricsPage.refuse);
       await listen(metricsServer, config.metricsPort, config.host);
     } catch (error) {
       await drain(server, { graceMs: config.shutdownGraceMs, idleMs: config.shutdownIdleMs }, logger);
@@ -261,7 +261,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
     firstApiKey,
     close: async () => {
       // From here on `/readyz` fails and every answer closes its connection (front-door/write-reply.ts).
-      petstore.door.stopping = true;
+      petstore.server.stopping = true;
       if (config.shutdownDelayMs > 0) await pause(config.shutdownDelayMs);
       await drain(server, { graceMs: config.shutdownGraceMs, idleMs: config.shutdownIdleMs }, logger);
       if (metricsServer) await closeAtOnce(metricsServer);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { BODY_LIMIT_BYTES } from '../src/exchange/read-body.js';
+import { BODY_LIMIT_BYTES } from '../src/http/read-body.js';
 import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../src/front-door/lingering-close.js';
 import { createApiKeys } from '@petstore/core';
 import { describe, expect } from 'vitest';

@@ -14,7 +14,7 @@ import { startInstance } from './support/service-instance.js';
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends `request` on a connection of its own and resolves with all that came back, or the error that ended it. */
-const exchange = (port: number, request: string) =>
+const roundTrip = (port: number, request: string) =>
   new Promise<{ answer: string; error: string | undefined }>((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });
     let answer = '';
@@ -44,11 +44,11 @@ describe('connections past an address share', () => {
         held.push(socket);
       }
       await pause(300);
-      const lists = await Promise.all(Array.from({ length: 12 }, () => exchange(port, `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`)));
-      const readiness = await exchange(port, 'GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
-      const scrape = await exchange(metricsPort, 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+      const lists = await Promise.all(Array.from({ length: 12 }, () => roundTrip(port, `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`)));
+      const readiness = await roundTrip(port, 'GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
+      const scrape = await roundTrip(metricsPort, 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
       const idleOpenedAt = performance.now();
-      const idle = await exchange(port, '');
+      const idle = await roundTrip(port, '');
       const idleMs = performance.now() - idleOpenedAt;
       console.log(`past the share: lists ${lists.map(({ answer, error }) => error ?? answer.slice(9, 12)).join(' ')}; /readyz ${readiness.answer.slice(9, 12)}; /metrics ${scrape.answer.slice(9, 12)}; an idle one closed after ${idleMs.toFixed(0)} ms`);
       for (const { answer, error } of [...lists, readiness, scrape, idle]) {

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { MAX_BATCH_SIZE, createApiKeys } from '@petstore/core';
 import { describe, expect } from 'vitest';
 import { MAX_QUOTA_SUBJECTS } from '../src/admission/quota.js';
-import { BODY_LIMIT_BYTES, MAX_DECOMPRESSION_RATIO } from '../src/exchange/read-body.js';
+import { BODY_LIMIT_BYTES, MAX_DECOMPRESSION_RATIO } from '../src/http/read-body.js';
 import { LINGER_MAX_MS } from '../src/front-door/lingering-close.js';
 import { MAX_PIPELINED_REQUESTS } from '../src/front-door/connections.js';
 import { type TestServer, it } from '../src/testing/index.js';

@@ -18,7 +18,7 @@ const LAYERS = [
   ['stores'],
   ['admission'],
   ['settings'],
-  ['exchange'],
+  ['http'],
 ];
 /** Helpers for tests, which may import anything. */
 const OUTSIDE = new Set(['testing']);

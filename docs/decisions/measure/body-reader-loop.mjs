@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 const apiRequire = createRequire(new URL('../../../apps/api/package.json', import.meta.url));
 const expressRequire = createRequire(apiRequire.resolve('express'));
 const bodyParserRequire = createRequire(expressRequire.resolve('body-parser'));
-const { BODY_LIMIT_BYTES, readJsonObject } = await import(new URL('../../../apps/api/dist/exchange/read-body.js', import.meta.url).href);
+const { BODY_LIMIT_BYTES, readJsonObject } = await import(new URL('../../../apps/api/dist/http/read-body.js', import.meta.url).href);
 const json = expressRequire('body-parser').json({ limit: BODY_LIMIT_BYTES, type: 'application/json' });
 const getRawBody = bodyParserRequire('raw-body');
 

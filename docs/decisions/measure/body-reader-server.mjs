@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 const apiRequire = createRequire(new URL('../../../apps/api/package.json', import.meta.url));
 const expressRequire = createRequire(apiRequire.resolve('express'));
 const bodyParserRequire = createRequire(expressRequire.resolve('body-parser'));
-const { BODY_LIMIT_BYTES, readJsonObject } = await import(new URL('../../../apps/api/dist/exchange/read-body.js', import.meta.url).href);
+const { BODY_LIMIT_BYTES, readJsonObject } = await import(new URL('../../../apps/api/dist/http/read-body.js', import.meta.url).href);
 
 const answer = (res, body) => {
   const text = JSON.stringify({ id: 1, name: body.name });

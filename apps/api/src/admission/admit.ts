@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiKeyPrincipal, type Context, type Database, NOT_LOOKED_UP } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import type { Exchange, FlatHeaders } from '../exchange/exchange.js';
-import type { Reply, Transport } from '../exchange/reply.js';
+import type { RequestContext, FlatHeaders } from '../http/request-context.js';
+import type { Reply, Handler } from '../http/reply.js';
 import type { Authentication } from './authenticate.js';
 import type { Quota, QuotaDecision } from './quota.js';
 
@@ -90,23 +90,23 @@ export const createAdmission = ({ db, keyQuota, failedAuthQuota, clientAddress }
 
 export type Admit = ReturnType<typeof createAdmission>;
 
-/** A request as a transport's wire read it before admission: how many requests of the key's quota it spends. */
+/** A request as its transport read it before admission: how many requests of the key's quota it spends. */
 export interface Admissible {
   /** One on REST; each call of a tRPC batch. */
-  readonly spends: number;
+  readonly quotaCost: number;
 }
 
 /**
- * An API transport as the front door's one lifecycle runs it (front-door.ts): its wire read first,
+ * An API transport as the front door's one lifecycle runs it (front-door.ts): its read first,
  * then admission, the same for both transports, then its answer to what admission said.
  */
-export interface Wire<Request extends Admissible> {
+export interface Transport<Request extends Admissible> {
   /**
-   * The request as the wire says it, or the reply to one answered before admission (REST's
+   * The request as the transport read it, or the reply to one answered before admission (REST's
    * document, a request tRPC's adapter refuses whole before it makes a context).
    */
-  read(exchange: Exchange): Request | Promise<Reply>;
+  read(context: RequestContext): Request | Promise<Reply>;
   /** Its answer, once admission let it in or refused it. */
   answer(request: Request, admission: Admission): Reply | Promise<Reply>;
-  refuse: Transport['refuse'];
+  refuse: Handler['refuse'];
 }

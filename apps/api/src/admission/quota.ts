@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { FlatHeaders } from '../exchange/exchange.js';
+import type { FlatHeaders } from '../http/request-context.js';
 
 /** The policy names the RateLimit headers carry: requests per key, failed authentications per client address. */
 export const KEY_QUOTA = 'per-key';

@@ -1,5 +1,5 @@
 import { type Logger, pino } from 'pino';
-import type { AccessLog } from '../exchange/exchange.js';
+import type { AccessLog } from '../http/request-context.js';
 
 /** pino's levels, as the line's `level` field carries them. */
 const INFO = 30;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { operations } from '@petstore/core';
 import cors from 'cors';
-import { REQUEST_ID_HEADER } from '../exchange/exchange.js';
+import { REQUEST_ID_HEADER } from '../http/request-context.js';
 import { TRPC_ACCEPT } from '../trpc/json-lines.js';
 
 /**

@@ -3,16 +3,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REST_PREFIX, TRPC_PREFIX } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
-import type { Admissible, Admit, Wire } from '../admission/admit.js';
+import type { Admissible, Admit, Transport } from '../admission/admit.js';
 import type { Authenticate } from '../admission/authenticate.js';
-import { type Door, type Exchange, REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
-import type { Transport } from '../exchange/reply.js';
+import { type ServerContext, type RequestContext, REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../http/request-context.js';
+import type { Handler } from '../http/reply.js';
 import { createAccessLog } from './access-line.js';
-import { createHeldAnswers } from './held-answers.js';
+import { createUnsentBytes as createUnsentBytes } from './unsent-bytes.js';
 import { OVERLOAD_RETRY_AFTER_SECONDS, type OverloadGuard } from './overload.js';
 import { writeAnswer, writeFailure, writeReply } from './write-reply.js';
 
-export interface DoorOptions {
+export interface ServerContextOptions {
   logger: Logger;
   sendTimeoutMs: number;
   /** The bytes all clients that have not taken their answers may make the process hold. */
@@ -25,14 +25,14 @@ export interface DoorOptions {
  * doors. Request ids are 72 random bits drawn once per server, so that no two instances give the
  * same id, then a count in base 36 (`k3Jx0mQ9aL1B.1f`).
  */
-export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddress }: DoorOptions): Door => {
+export const createServerContext = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddress }: ServerContextOptions): ServerContext => {
   const prefix = randomBytes(9).toString('base64url');
   let issued = 0;
   return {
     logger,
     accessLog: createAccessLog(logger),
     sendTimeoutMs,
-    held: createHeldAnswers(maxUnsentBytes, logger),
+    unsentBytes: createUnsentBytes(maxUnsentBytes, logger),
     clientAddress,
     stopping: false,
     pastTheLimit: new WeakSet(),
@@ -44,11 +44,11 @@ export const createDoor = ({ logger, sendTimeoutMs, maxUnsentBytes, clientAddres
 const REQUEST_ID_KEY = REQUEST_ID_HEADER.toLowerCase();
 
 /** One request's exchange: its id (the client's own when it is a plain token) and when it started. */
-export const openExchange = (req: IncomingMessage, res: ServerResponse, door: Door): Exchange => ({
+export const openRequestContext = (req: IncomingMessage, res: ServerResponse, serverContext: ServerContext): RequestContext => ({
   req,
   res,
-  door,
-  reqId: door.issueId(req.headers[REQUEST_ID_KEY]),
+  server: serverContext,
+  reqId: serverContext.issueId(req.headers[REQUEST_ID_KEY]),
   startedAt: performance.now(),
   route: undefined,
   onFinish: undefined,
@@ -65,30 +65,30 @@ export interface AdmissionSteps {
 
 /**
  * The one lifecycle both API transports pass through, as Fastify's one lifecycle runs every route:
- * the transport's wire reads the request (or answers it whole), admission takes it, once and the
- * same for both, and the wire answers what admission said. Each step after the key check is a
+ * the transport reads the request (or answers it whole), admission takes it, once and the
+ * same for both, and the transport answers what admission said. Each step after the key check is a
  * promise reaction handed the request, so the request reads forward and comes back to no step.
  */
-export const throughAdmission = <Request extends Admissible>({ authenticate, admit }: AdmissionSteps, wire: Wire<Request>): Transport => ({
-  serve: (exchange) => {
-    const request = wire.read(exchange);
+export const throughAdmission = <Request extends Admissible>({ authenticate, admit }: AdmissionSteps, transport: Transport<Request>): Handler => ({
+  serve: (context) => {
+    const request = transport.read(context);
     if (request instanceof Promise) return request;
-    return authenticate(exchange.req).then(admit.bind(undefined, exchange.req, request.spends)).then(wire.answer.bind(undefined, request));
+    return authenticate(context.req).then(admit.bind(undefined, context.req, request.quotaCost)).then(transport.answer.bind(undefined, request));
   },
-  refuse: wire.refuse,
+  refuse: transport.refuse,
 });
 
 export interface FrontDoorOptions {
-  door: Door;
+  server: ServerContext;
   /** `/v1`, served from the procedures' REST meta, through admission (`throughAdmission`). */
-  rest: Transport;
+  rest: Handler;
   /** `/trpc`, in tRPC's wire format, through admission (`throughAdmission`). */
-  trpc: Transport;
+  trpc: Handler;
   /**
    * Every other path (the docs page, health, the 404 for nobody's path); absent where the API is
    * mounted in another app, whose next middleware serves them.
    */
-  pages?: Transport | undefined;
+  pages?: Handler | undefined;
   /** Adds CORS headers, and says whether the request is a preflight; absent when no browser origin is allowed. */
   cors?: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   /** Refuses requests that waited too long in an overloaded queue; absent when shedding is off. */
@@ -109,7 +109,7 @@ const hostless = (req: IncomingMessage) => req.headers.host === undefined && req
 
 const NO_HOST = () => new TRPCError({ code: 'BAD_REQUEST', message: 'An HTTP/1.1 request must have a Host header.' });
 
-const under = (url: string, prefix: string) =>
+const startsWithPath = (url: string, prefix: string) =>
   url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?');
 
 /**
@@ -119,34 +119,34 @@ const under = (url: string, prefix: string) =>
  * own refusal. Returns false for a path that is not the API's when there are no pages to serve it
  * (a host app's next middleware).
  */
-export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: FrontDoorOptions) =>
+export const createFrontDoor = ({ server: serverContext, rest, trpc, pages, cors, overload }: FrontDoorOptions) =>
   (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
-    const api = under(url, REST_PREFIX) ? rest : under(url, TRPC_PREFIX) ? trpc : undefined;
+    const api = startsWithPath(url, REST_PREFIX) ? rest : startsWithPath(url, TRPC_PREFIX) ? trpc : undefined;
     const transport = api ?? pages;
     if (!transport) return false;
-    const exchange = openExchange(req, res, door);
+    const context = openRequestContext(req, res, serverContext);
     if (hostless(req)) {
       res.shouldKeepAlive = false;
-      writeReply(exchange, transport.refuse(exchange, NO_HOST()));
+      writeReply(context, transport.refuse(context, NO_HOST()));
       return true;
     }
     // A connection taken past the server's limit gets this one answer, and closes.
-    const pastTheLimit = door.pastTheLimit.has(req.socket);
+    const pastTheLimit = serverContext.pastTheLimit.has(req.socket);
     if (pastTheLimit) res.shouldKeepAlive = false;
     if (api) {
       // A preflight is answered here, before the key check: browsers send it without credentials.
       if (cors?.(req, res)) {
-        writeReply(exchange, { kind: 'empty', status: 204, headers: [] });
+        writeReply(context, { kind: 'empty', status: 204, headers: [] });
         return true;
       }
-      if (pastTheLimit || overload?.shed(exchange.startedAt)) {
+      if (pastTheLimit || overload?.shed(context.startedAt)) {
         const why = pastTheLimit ? PAST_THE_LIMIT : 'is overloaded';
-        writeReply(exchange, api.refuse(exchange, unavailable(why), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
+        writeReply(context, api.refuse(context, unavailable(why), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
         return true;
       }
     }
-    transport.serve(exchange).then(writeAnswer.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
+    transport.serve(context).then(writeAnswer.bind(undefined, context, transport), writeFailure.bind(undefined, context, transport));
     return true;
   };
 
@@ -155,13 +155,13 @@ export const createFrontDoor = ({ door, rest, trpc, pages, cors, overload }: Fro
  * listener): each request gets its exchange, and its answer goes through the one writer. A
  * connection past the limit or its address's share gets a 503 and closes, as on the public port.
  */
-export const createSideDoor = (door: Door, transport: Transport) =>
+export const createListenerHandler = (serverContext: ServerContext, transport: Handler) =>
   (req: IncomingMessage, res: ServerResponse): void => {
-    const exchange = openExchange(req, res, door);
-    if (door.pastTheLimit.has(req.socket)) {
+    const context = openRequestContext(req, res, serverContext);
+    if (serverContext.pastTheLimit.has(req.socket)) {
       res.shouldKeepAlive = false;
-      writeReply(exchange, transport.refuse(exchange, unavailable(PAST_THE_LIMIT), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
+      writeReply(context, transport.refuse(context, unavailable(PAST_THE_LIMIT), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
       return;
     }
-    transport.serve(exchange).then(writeAnswer.bind(undefined, exchange, transport), writeFailure.bind(undefined, exchange, transport));
+    transport.serve(context).then(writeAnswer.bind(undefined, context, transport), writeFailure.bind(undefined, context, transport));
   };

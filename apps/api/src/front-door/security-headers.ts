@@ -1,4 +1,4 @@
-import type { FlatHeaders } from '../exchange/exchange.js';
+import type { FlatHeaders } from '../http/request-context.js';
 
 /** Every answer but the docs page's files: nothing in it may be run, framed or cached by a shared cache. */
 export const API_SECURITY_HEADERS: FlatHeaders = [

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
-import { errorReply } from '../exchange/error-reply.js';
-import { READ_METHODS, methodNotAllowed, nothingAt } from '../exchange/failure.js';
-import type { Transport } from '../exchange/reply.js';
+import { errorReply } from '../http/error-reply.js';
+import { READ_METHODS, methodNotAllowed, nothingAt } from '../http/failure.js';
+import type { Handler } from '../http/reply.js';
 
 const METRICS_PATH = '/metrics';
 
@@ -11,11 +11,11 @@ const METRICS_PATH = '/metrics';
  * `GET /metrics` in Prometheus's text format and nothing else. The public port never serves
  * metrics; this one is meant for the scraper's network.
  */
-export const createMetricsPage = (registry: Registry): Transport => ({
-  serve: (exchange) => {
-    const { method, url } = exchange.req;
-    if ((url ?? '/').split('?', 1)[0] !== METRICS_PATH) return Promise.resolve(errorReply(exchange, nothingAt(method, url)));
-    if (method !== 'GET' && method !== 'HEAD') return Promise.resolve(errorReply(exchange, methodNotAllowed(method, url, READ_METHODS), ['Allow', READ_METHODS]));
+export const createMetricsPage = (registry: Registry): Handler => ({
+  serve: (context) => {
+    const { method, url } = context.req;
+    if ((url ?? '/').split('?', 1)[0] !== METRICS_PATH) return Promise.resolve(errorReply(context, nothingAt(method, url)));
+    if (method !== 'GET' && method !== 'HEAD') return Promise.resolve(errorReply(context, methodNotAllowed(method, url, READ_METHODS), ['Allow', READ_METHODS]));
     return registry.metrics().then((body) => ({ kind: 'body', status: 200, headers: [], body, type: registry.contentType }));
   },
   refuse: errorReply,

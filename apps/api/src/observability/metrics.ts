@@ -2,8 +2,8 @@ import { type Database, isReplayed } from '@petstore/core';
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { Exchange } from '../exchange/exchange.js';
-import { type RequestObserver, UNMATCHED_ROUTE, listenForFinish } from './exchange-observer.js';
+import type { RequestContext } from '../http/request-context.js';
+import { type RequestObserver, UNMATCHED_ROUTE, listenForFinish } from './request-observer.js';
 import { createRequestDurations } from './request-durations.js';
 import { logLinesDropped } from '../settings/logger.js';
 
@@ -83,30 +83,30 @@ export const createMetrics = ({ db }: { db?: Database } = {}): Metrics => {
     });
   }
 
-  const finished = (exchange: Exchange, status: number, elapsedMs: number) => {
+  const finished = (context: RequestContext, status: number, elapsedMs: number) => {
     inFlight -= 1;
-    durations.observe(exchange.req.method ?? 'GET', exchange.route ?? UNMATCHED_ROUTE, status, elapsedMs / 1000);
+    durations.observe(context.req.method ?? 'GET', context.route ?? UNMATCHED_ROUTE, status, elapsedMs / 1000);
     if (status === TOO_MANY_REQUESTS) refusals.inc();
   };
 
-  const count = (exchange: Exchange) => {
+  const count = (context: RequestContext) => {
     inFlight += 1;
-    listenForFinish(exchange, finished);
+    listenForFinish(context, finished);
   };
 
   return {
     registry,
     observer: {
-      serve: (serve) => (exchange) => {
-        count(exchange);
-        return serve(exchange);
+      serve: (serve) => (context) => {
+        count(context);
+        return serve(context);
       },
       // A refusal the front door gives before any transport serves; one of a request already
       // served (its promise failed, its answer too large to hold) was counted by `serve`, which
       // set its finish listener.
-      refuse: (refuse) => (exchange, error, headers) => {
-        if (exchange.onFinish === undefined) count(exchange);
-        return refuse(exchange, error, headers);
+      refuse: (refuse) => (context, error, headers) => {
+        if (context.onFinish === undefined) count(context);
+        return refuse(context, error, headers);
       },
       call: (call) => async (operation, ctx, input) => {
         const result = await call(operation, ctx, input);

@@ -1,7 +1,7 @@
 import { type Database, callOperation } from '@petstore/core';
 import type { Config } from '../settings/config.js';
-import type { Transport } from '../exchange/reply.js';
-import { type CallOperation, type RequestObserver, composeObservers } from './exchange-observer.js';
+import type { Handler } from '../http/reply.js';
+import { type CallOperation, type RequestObserver, composeObservers } from './request-observer.js';
 import { type Metrics, createMetrics } from './metrics.js';
 
 export interface Observability {
@@ -10,7 +10,7 @@ export interface Observability {
   /** Every operation call goes through this: `callOperation` itself when nothing observes. */
   call: CallOperation;
   /** Wraps a transport; the transport itself when nothing observes. */
-  transport(transport: Transport): Transport;
+  transport(transport: Handler): Handler;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type Operation, type StatementObserver, TRPC_PREFIX, operations } from '@petstore/core';
-import { type Tracer, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import { type Tracer, ROOT_CONTEXT, SpanKind, SpanStatusCode, context as otelContext, propagation, trace } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_DB_COLLECTION_NAME,
@@ -16,7 +16,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
 import { TRPCError } from '@trpc/server';
-import { type RequestObserver, listenForFinish } from './exchange-observer.js';
+import { type RequestObserver, listenForFinish } from './request-observer.js';
 
 export interface Tracing {
   observer: RequestObserver;
@@ -74,18 +74,18 @@ export const startServerSpan = (tracer: Tracer, req: IncomingMessage) => {
 };
 
 const requestObserver = (tracer: Tracer): RequestObserver => ({
-  serve: (serve) => (exchange) => {
-    const { span, parent, method } = startServerSpan(tracer, exchange.req);
+  serve: (serve) => (context) => {
+    const { span, parent, method } = startServerSpan(tracer, context.req);
     const { traceId, spanId } = span.spanContext();
-    exchange.traceIds = { trace_id: traceId, span_id: spanId };
-    listenForFinish(exchange, (done, status) => {
+    context.traceIds = { trace_id: traceId, span_id: spanId };
+    listenForFinish(context, (done, status) => {
       span.updateName(spanNameOf(method, done.route));
       if (done.route !== undefined) span.setAttribute(ATTR_HTTP_ROUTE, done.route);
       span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     });
-    return context.with(trace.setSpan(parent, span), () => serve(exchange));
+    return otelContext.with(trace.setSpan(parent, span), () => serve(context));
   },
   call: (call) => (operation, ctx, input) => {
     const name = names.get(operation) ?? 'unknown';
@@ -115,7 +115,7 @@ const statementObserver = (tracer: Tracer): StatementObserver => {
   const summaries = new Map<string, ReturnType<typeof statementSummary>>();
   const done = () => undefined;
   return (system, statement) => {
-    const active = context.active();
+    const active = otelContext.active();
     // Statements outside a request (the idempotency records' pruning) are not traced.
     if (!trace.getSpan(active)) return done;
     let summary = summaries.get(statement);

@@ -1,6 +1,6 @@
 import type { OpenAPIObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
 import type { RestOperation } from '../rest/routes.js';
-import { describeConditionalGet } from '../exchange/conditional-get.js';
+import { describeConditionalGet } from '../http/conditional-get.js';
 import { describeItemsAsTheBody, moveSuccessTo, nameRequestBody, withoutGeneratedErrorSchemas } from './generator-gaps.js';
 import { successHeaders } from './success-headers.js';
 import { describeError, transportErrors } from './transport-errors.js';

@@ -1,5 +1,5 @@
 import type { OpenAPIObject, OperationObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
-import { JSON_TYPE } from '../exchange/reply.js';
+import { JSON_TYPE } from '../http/reply.js';
 
 /*
  * Where trpc-to-openapi 3.3 writes something other than what the service does, and neither the

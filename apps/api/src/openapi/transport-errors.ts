@@ -2,8 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { ComponentsObject, HeaderObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
 import { BEARER_CHALLENGE, insufficientScopeChallenge } from '../admission/admit.js';
 import { QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
-import { BODY_LIMIT_TEXT } from '../exchange/read-body.js';
-import { JSON_TYPE } from '../exchange/reply.js';
+import { BODY_LIMIT_TEXT } from '../http/read-body.js';
+import { JSON_TYPE } from '../http/reply.js';
 import { transportHeaders } from './transport-headers.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { HeaderObject } from 'openapi3-ts/oas31';
 import { ADDRESS_QUOTA, KEY_QUOTA, QUOTA_WINDOW_SECONDS } from '../admission/quota.js';
-import { REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../exchange/exchange.js';
+import { REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../http/request-context.js';
 import { SETTINGS } from '../settings/config.js';
 
 const REQUEST_ID: HeaderObject = {

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { entityTag, isNotModified } from '../exchange/conditional-get.js';
-import type { Reply } from '../exchange/reply.js';
+import { entityTag, isNotModified } from '../http/conditional-get.js';
+import type { Reply } from '../http/reply.js';
 
 const PAGE = fileURLToPath(new URL('../../public/docs', import.meta.url));
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
-import { errorReply } from '../exchange/error-reply.js';
-import { type Exchange, logOf } from '../exchange/exchange.js';
-import type { Reply } from '../exchange/reply.js';
+import { errorReply } from '../http/error-reply.js';
+import { type RequestContext, logOf } from '../http/request-context.js';
+import type { Reply } from '../http/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 import { VERSION } from '../settings/version.js';
 
@@ -31,22 +31,22 @@ const causeOf = (error: unknown) =>
  */
 export const createReadyz = (ready: () => Promise<Readiness>) => {
   let failing: string | undefined;
-  return async (exchange: Exchange): Promise<Reply> => {
+  return async (context: RequestContext): Promise<Reply> => {
     try {
       const { degraded } = await ready();
       if (failing !== undefined) {
         failing = undefined;
-        logOf(exchange).info('ready again');
+        logOf(context).info('ready again');
       }
       return { kind: 'body', status: 200, headers: [], body: JSON.stringify({ status: 'ok', degraded }) };
     } catch (error) {
       const cause = causeOf(error);
       if (failing !== cause.message) {
         failing = cause.message;
-        logOf(exchange).warn({ cause }, 'not ready: /readyz answers 503 until this changes');
+        logOf(context).warn({ cause }, 'not ready: /readyz answers 503 until this changes');
       }
       const message = error instanceof NotReadyError ? error.message : 'A store the service depends on is not answering.';
-      return errorReply(exchange, new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }));
+      return errorReply(context, new TRPCError({ code: 'SERVICE_UNAVAILABLE', message }));
     }
   };
 };

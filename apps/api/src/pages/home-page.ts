@@ -1,5 +1,5 @@
 import { REST_PREFIX } from '@petstore/core';
-import type { Reply } from '../exchange/reply.js';
+import type { Reply } from '../http/reply.js';
 import { VERSION } from '../settings/version.js';
 
 const HTML = `<!doctype html>

@@ -1,13 +1,13 @@
-import { errorReply } from '../exchange/error-reply.js';
-import type { Exchange } from '../exchange/exchange.js';
-import { READ_METHODS, methodNotAllowed, nothingAt } from '../exchange/failure.js';
-import type { Reply, Transport } from '../exchange/reply.js';
+import { errorReply } from '../http/error-reply.js';
+import type { RequestContext } from '../http/request-context.js';
+import { READ_METHODS, methodNotAllowed, nothingAt } from '../http/failure.js';
+import type { Reply, Handler } from '../http/reply.js';
 import type { Readiness } from '../stores/open-stores.js';
 import { DOCS_FILES, createDocsPage } from './docs-page.js';
 import { createReadyz, healthz } from './health.js';
 import { homePage } from './home-page.js';
 
-type Page = (exchange: Exchange) => Reply | Promise<Reply>;
+type Page = (context: RequestContext) => Reply | Promise<Reply>;
 
 /** A path as the pages match it: without its query, one trailing slash or its case. */
 const pagePath = (url: string | undefined) => {
@@ -19,22 +19,22 @@ const pagePath = (url: string | undefined) => {
  * What the service serves besides the API: the root's page of links, the docs page and its files,
  * liveness and readiness, each answering GET (and HEAD), and the 404 for a path that is nobody's.
  */
-export const createPages = ({ ready }: { ready: () => Promise<Readiness> }): Transport => {
+export const createPages = ({ ready }: { ready: () => Promise<Readiness> }): Handler => {
   const docs = createDocsPage();
   const readyz = createReadyz(ready);
   const pages = new Map<string, Page>([
-    ...DOCS_FILES.map((file): [string, Page] => [pagePath(`/docs${file}`), (exchange) => docs(file, exchange.req.headers['if-none-match'])]),
+    ...DOCS_FILES.map((file): [string, Page] => [pagePath(`/docs${file}`), (context) => docs(file, context.req.headers['if-none-match'])]),
     ['/', homePage],
     ['/healthz', healthz],
     ['/readyz', readyz],
   ]);
   return {
-    serve: async (exchange) => {
-      const { method, url } = exchange.req;
+    serve: async (context) => {
+      const { method, url } = context.req;
       const page = pages.get(pagePath(url));
-      if (!page) return errorReply(exchange, nothingAt(method, url));
-      if (method !== 'GET' && method !== 'HEAD') return errorReply(exchange, methodNotAllowed(method, url, READ_METHODS), ['Allow', READ_METHODS]);
-      return page(exchange);
+      if (!page) return errorReply(context, nothingAt(method, url));
+      if (method !== 'GET' && method !== 'HEAD') return errorReply(context, methodNotAllowed(method, url, READ_METHODS), ['Allow', READ_METHODS]);
+      return page(context);
     },
     refuse: errorReply,
   };

@@ -1,12 +1,12 @@
 import { isReplayed } from '@petstore/core';
-import { answerConditionally } from '../exchange/conditional-get.js';
-import type { FlatHeaders } from '../exchange/exchange.js';
-import type { Reply } from '../exchange/reply.js';
+import { answerConditionally } from '../http/conditional-get.js';
+import type { FlatHeaders } from '../http/request-context.js';
+import type { Reply } from '../http/reply.js';
 import type { Admitted } from '../admission/admit.js';
 import type { RestOperation } from './routes.js';
 
 /** What the answer needs of the request: the operation it ran, its method, its query, the tags the client holds. */
-export interface Answering {
+export interface AnswerOptions {
   restOp: RestOperation;
   method: string;
   search: string;
@@ -32,7 +32,7 @@ const nextPageLink = (restOp: RestOperation, search: string, nextCursor: string)
  * tag covers), a created resource's `Location`, a replayed create's `Idempotent-Replayed`. A GET is
  * answered conditionally; every success carries the request's RateLimit headers.
  */
-export const answerRest = ({ restOp, method, search, ifNoneMatch }: Answering, admitted: Admitted, result: unknown): Reply => {
+export const answerRest = ({ restOp, method, search, ifNoneMatch }: AnswerOptions, admitted: Admitted, result: unknown): Reply => {
   const { status, fixedHeaders, deprecation } = restOp;
   let body: string;
   let headers: FlatHeaders = fixedHeaders;

@@ -2,24 +2,24 @@ import { parse } from 'node:querystring';
 import { authorize, type callOperation } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import { type Admissible, type Admission, type Admitted, insufficientScopeChallenge } from '../admission/admit.js';
-import { errorReply } from '../exchange/error-reply.js';
-import type { Exchange } from '../exchange/exchange.js';
-import { methodNotAllowed, nothingAt } from '../exchange/failure.js';
-import { readJsonObject } from '../exchange/read-body.js';
-import type { Reply } from '../exchange/reply.js';
-import { type Answering, answerRest } from './answer.js';
+import { errorReply } from '../http/error-reply.js';
+import type { RequestContext } from '../http/request-context.js';
+import { methodNotAllowed, nothingAt } from '../http/failure.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { Reply } from '../http/reply.js';
+import { type AnswerOptions, answerRest } from './answer.js';
 import type { RestOperation, RestRoute } from './routes.js';
 
 /** A REST request as its first step read it: its method (HEAD as GET), query, and the route its path matched. */
 export interface RestRequest extends Admissible {
-  exchange: Exchange;
+  context: RequestContext;
   method: string;
   search: string;
   /** The route and its parameters, percent-decoded (undefined when one cannot be); undefined when no route matched. */
   found: { route: RestRoute; params: Record<string, string> | undefined } | undefined;
 }
 
-export interface Operating {
+export interface OperateDependencies {
   /** Calls an operation: `callOperation`, or it wrapped by metrics or tracing. */
   call: typeof callOperation;
 }
@@ -53,17 +53,17 @@ const bodyInput = (body: object | undefined, params: Readonly<Record<string, str
 };
 
 /** An operation's refusal or failure, with the request's RateLimit headers and a 403's challenge. */
-const refusal = (exchange: Exchange, restOp: RestOperation, admitted: Admitted, error: unknown): Reply => {
+const refusal = (context: RequestContext, restOp: RestOperation, admitted: Admitted, error: unknown): Reply => {
   if (error instanceof TRPCError && error.code === 'FORBIDDEN') {
-    return errorReply(exchange, error, [...admitted.headers, 'WWW-Authenticate', insufficientScopeChallenge(restOp.meta.scope)]);
+    return errorReply(context, error, [...admitted.headers, 'WWW-Authenticate', insufficientScopeChallenge(restOp.meta.scope)]);
   }
-  return errorReply(exchange, error, admitted.headers);
+  return errorReply(context, error, admitted.headers);
 };
 
 /** A body operation: the key's scope before the body is read (403 first), then the body, then the operation. */
-const withBody = async ({ call }: Operating, exchange: Exchange, restOp: RestOperation, admitted: Admitted, params: Record<string, string>) => {
+const withBody = async ({ call }: OperateDependencies, context: RequestContext, restOp: RestOperation, admitted: Admitted, params: Record<string, string>) => {
   authorize(admitted.ctx, restOp.meta.scope);
-  return call(restOp.operation, admitted.ctx, bodyInput(await readJsonObject(exchange.req), params));
+  return call(restOp.operation, admitted.ctx, bodyInput(await readJsonObject(context.req), params));
 };
 
 /**
@@ -72,19 +72,19 @@ const withBody = async ({ call }: Operating, exchange: Exchange, restOp: RestOpe
  * operation (its scope, 403; its input, 400, a body read only now). Its success goes on to the
  * answer (answer.ts), its refusal is answered here.
  */
-export const operate = (operating: Operating, { exchange, method, search, found }: RestRequest, admission: Admission): Reply | Promise<Reply> => {
-  const { req } = exchange;
-  if (!admission.admitted) return errorReply(exchange, admission.error, admission.headers);
-  if (!found) return errorReply(exchange, nothingAt(req.method, req.url), admission.headers);
-  exchange.route = found.route.name;
+export const operate = (dependencies: OperateDependencies, { context, method, search, found }: RestRequest, admission: Admission): Reply | Promise<Reply> => {
+  const { req } = context;
+  if (!admission.admitted) return errorReply(context, admission.error, admission.headers);
+  if (!found) return errorReply(context, nothingAt(req.method, req.url), admission.headers);
+  context.route = found.route.name;
   const restOp = found.route.byMethod.get(method);
-  if (!restOp) return errorReply(exchange, methodNotAllowed(req.method, req.url, found.route.allow), [...admission.headers, 'Allow', found.route.allow]);
+  if (!restOp) return errorReply(context, methodNotAllowed(req.method, req.url, found.route.allow), [...admission.headers, 'Allow', found.route.allow]);
   const { params } = found;
-  if (!params) return errorReply(exchange, new TRPCError({ code: 'BAD_REQUEST', message: 'A path parameter is not valid percent-encoding.' }), admission.headers);
+  if (!params) return errorReply(context, new TRPCError({ code: 'BAD_REQUEST', message: 'A path parameter is not valid percent-encoding.' }), admission.headers);
 
-  const answering: Answering = { restOp, method, search, ifNoneMatch: req.headers['if-none-match'] };
+  const answerOptions: AnswerOptions = { restOp, method, search, ifNoneMatch: req.headers['if-none-match'] };
   const result = restOp.takesBody
-    ? withBody(operating, exchange, restOp, admission, params)
-    : operating.call(restOp.operation, admission.ctx, queryInput(search, params));
-  return result.then(answerRest.bind(undefined, answering, admission), refusal.bind(undefined, exchange, restOp, admission));
+    ? withBody(dependencies, context, restOp, admission, params)
+    : dependencies.call(restOp.operation, admission.ctx, queryInput(search, params));
+  return result.then(answerRest.bind(undefined, answerOptions, admission), refusal.bind(undefined, context, restOp, admission));
 };

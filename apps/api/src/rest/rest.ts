@@ -1,10 +1,10 @@
 import { REST_PREFIX } from '@petstore/core';
-import type { Wire } from '../admission/admit.js';
-import { errorReply } from '../exchange/error-reply.js';
-import type { Exchange } from '../exchange/exchange.js';
-import { READ_METHODS, methodNotAllowed } from '../exchange/failure.js';
-import type { Reply } from '../exchange/reply.js';
-import { type Operating, type RestRequest, operate } from './operate.js';
+import type { Transport } from '../admission/admit.js';
+import { errorReply } from '../http/error-reply.js';
+import type { RequestContext } from '../http/request-context.js';
+import { READ_METHODS, methodNotAllowed } from '../http/failure.js';
+import type { Reply } from '../http/reply.js';
+import { type OperateDependencies, type RestRequest, operate } from './operate.js';
 import { type RestRoute, compileRoutes } from './routes.js';
 
 const DOCUMENT_PATH = `${REST_PREFIX}/openapi.json`;
@@ -34,7 +34,7 @@ const match = (routes: readonly RestRoute[], path: string): RestRequest['found']
   return undefined;
 };
 
-export interface RestTransportDependencies extends Operating {
+export interface RestTransportDependencies extends OperateDependencies {
   /** The OpenAPI document, serialised, made on first use. */
   openApiJson: () => Promise<string>;
 }
@@ -45,23 +45,23 @@ export interface RestTransportDependencies extends Operating {
  * and query are read and its route found; then the front door's admission (admission/), the
  * operation (operate.ts), and its answer (answer.ts), each handed the request by the one before.
  */
-export const createRestTransport = ({ openApiJson, ...operating }: RestTransportDependencies): Wire<RestRequest> => {
+export const createRestTransport = ({ openApiJson, ...dependencies }: RestTransportDependencies): Transport<RestRequest> => {
   const routes = compileRoutes();
-  const serveDocument = (exchange: Exchange, method: string): Promise<Reply> =>
+  const serveDocument = (context: RequestContext, method: string): Promise<Reply> =>
     method === 'GET'
       ? openApiJson().then((body) => ({ kind: 'body', status: 200, headers: [], body }))
-      : Promise.resolve(errorReply(exchange, methodNotAllowed(exchange.req.method, exchange.req.url, READ_METHODS), ['Allow', READ_METHODS]));
+      : Promise.resolve(errorReply(context, methodNotAllowed(context.req.method, context.req.url, READ_METHODS), ['Allow', READ_METHODS]));
 
   return {
-    read: (exchange) => {
-      const url = exchange.req.url ?? '/';
+    read: (context) => {
+      const url = context.req.url ?? '/';
       const queryStart = url.indexOf('?');
       const path = queryStart === -1 ? url : url.slice(0, queryStart);
-      const method = exchange.req.method === 'HEAD' ? 'GET' : (exchange.req.method ?? 'GET');
-      if (path === DOCUMENT_PATH) return serveDocument(exchange, method);
-      return { exchange, method, search: queryStart === -1 ? '' : url.slice(queryStart + 1), found: match(routes, path), spends: 1 };
+      const method = context.req.method === 'HEAD' ? 'GET' : (context.req.method ?? 'GET');
+      if (path === DOCUMENT_PATH) return serveDocument(context, method);
+      return { context, method, search: queryStart === -1 ? '' : url.slice(queryStart + 1), found: match(routes, path), quotaCost: 1 };
     },
-    answer: operate.bind(undefined, operating),
+    answer: operate.bind(undefined, dependencies),
     refuse: errorReply,
   };
 };

@@ -1,6 +1,6 @@
 import { type Operation, type ProcedureMeta, REST_PREFIX, operations } from '@petstore/core';
 import type { OpenApiMethod } from 'trpc-to-openapi';
-import type { FlatHeaders } from '../exchange/exchange.js';
+import type { FlatHeaders } from '../http/request-context.js';
 
 /**
  * An operation as the REST interface serves it, worked out once from its `openapi` meta: what a

@@ -1,7 +1,7 @@
 import { DEFAULT_CONNECTION_BUDGET, DEFAULT_DATABASE_TIMEOUTS, REST_PREFIX } from '@petstore/core';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
-import { BODY_LIMIT_TEXT } from '../exchange/read-body.js';
+import { BODY_LIMIT_TEXT } from '../http/read-body.js';
 
 const compilesAsProxyList = (list: string[]) => {
   try {

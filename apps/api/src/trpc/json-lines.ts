@@ -1,4 +1,4 @@
-import type { Chunk } from '../exchange/reply.js';
+import type { Chunk } from '../http/reply.js';
 
 /** The media type of tRPC's JSON lines. */
 export const JSON_LINES_TYPE = 'application/jsonl';

@@ -3,9 +3,9 @@ import { Readable } from 'node:stream';
 import { MAX_BATCH_SIZE, type Operation, TRPC_PREFIX, operations } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
 import type { Admissible } from '../admission/admit.js';
-import type { Exchange } from '../exchange/exchange.js';
-import { readBody } from '../exchange/read-body.js';
-import { JSON_TYPE, type Reply } from '../exchange/reply.js';
+import type { RequestContext } from '../http/request-context.js';
+import { readBody } from '../http/read-body.js';
+import { JSON_TYPE, type Reply } from '../http/reply.js';
 import { JSON_LINES_TYPE, TRPC_ACCEPT } from './json-lines.js';
 import { trpcRefusal } from './replies.js';
 
@@ -25,7 +25,7 @@ export interface TrpcCall {
 
 /** A request to `/trpc` as read, each call spending one request of the key's quota. */
 export interface TrpcRequest extends Admissible {
-  exchange: Exchange;
+  context: RequestContext;
   /** None for HEAD, which tRPC answers before it reads anything, and the methods its adapter fails on. */
   calls: TrpcCall[];
   /** `?batch=1`: answered as a list (or as JSON lines), even of one call. */
@@ -140,8 +140,8 @@ const jsonInputs = (req: IncomingMessage, query: URLSearchParams, batch: boolean
   });
 
 /** One call with a body tRPC hands to the procedure as it comes: FormData, or the raw bytes as a stream. */
-const bodyCall = (exchange: Exchange, path: string, mediaType: string): TrpcRequest => {
-  const { req } = exchange;
+const bodyCall = (context: RequestContext, path: string, mediaType: string): TrpcRequest => {
+  const { req } = context;
   if (req.method !== 'POST') throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Only POST requests are supported for ${mediaType} requests` });
   const inputs = once(async (): Promise<unknown[]> => {
     if (mediaType === 'application/octet-stream') return [Readable.toWeb(req)];
@@ -152,7 +152,7 @@ const bodyCall = (exchange: Exchange, path: string, mediaType: string): TrpcRequ
     return [form];
   });
   if (wantsStream(req)) throw notBatched();
-  return { exchange, calls: [{ index: 0, path, operation: procedureAt(path) }], batch: false, stream: false, inputs, spends: 1 };
+  return { context, calls: [{ index: 0, path, operation: procedureAt(path) }], batch: false, stream: false, inputs, quotaCost: 1 };
 };
 
 /**
@@ -164,12 +164,12 @@ const bodyCall = (exchange: Exchange, path: string, mediaType: string): TrpcRequ
  * are counted before anything is made for each, so a path of thousands of names costs no more
  * than one. What a call asks for is read only when a call asks for it.
  */
-const readTrpcRequest = (exchange: Exchange): TrpcRequest => {
-  const { req } = exchange;
+const readTrpcRequest = (context: RequestContext): TrpcRequest => {
+  const { req } = context;
   const { path: encoded, query, batch } = addressOf(req.url ?? TRPC_PREFIX);
   const path = decodedPath(encoded);
   const mediaType = mediaTypeOf(req);
-  if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(exchange, path, mediaType);
+  if (mediaType === 'multipart/form-data' || mediaType === 'application/octet-stream') return bodyCall(context, path, mediaType);
   if (mediaType !== JSON_TYPE && req.method !== 'GET') {
     const contentType = req.headers['content-type'];
     throw new TRPCError({
@@ -184,23 +184,23 @@ const readTrpcRequest = (exchange: Exchange): TrpcRequest => {
   if (types.length > 1) throw new TRPCError({ code: 'BAD_REQUEST', message: `Cannot mix procedure types in call: ${types.join(', ')}` });
   const stream = wantsStream(req);
   if (stream && !batch) throw notBatched();
-  return { exchange, calls, batch, stream, inputs: jsonInputs(req, query, batch, paths.length), spends: calls.length };
+  return { context, calls, batch, stream, inputs: jsonInputs(req, query, batch, paths.length), quotaCost: calls.length };
 };
 
 /**
- * The tRPC wire's first step: the request read as tRPC's adapter reads it, labelled with its route,
+ * The tRPC transport's first step: the request read as tRPC's adapter reads it, labelled with its route,
  * each call spending one request of the key's quota; or its refusal whole. HEAD and the methods
  * tRPC's adapter fails on have no calls and spend one request.
  */
-export const readTrpc = (exchange: Exchange): TrpcRequest | Promise<Reply> => {
-  const method = exchange.req.method ?? 'GET';
-  if (method === 'HEAD' || UNSERVED.has(method)) return { exchange, calls: [], batch: false, stream: false, inputs: noInputs, spends: 1 };
+export const readTrpc = (context: RequestContext): TrpcRequest | Promise<Reply> => {
+  const method = context.req.method ?? 'GET';
+  if (method === 'HEAD' || UNSERVED.has(method)) return { context, calls: [], batch: false, stream: false, inputs: noInputs, quotaCost: 1 };
   let request: TrpcRequest;
   try {
-    request = readTrpcRequest(exchange);
+    request = readTrpcRequest(context);
   } catch (error) {
-    return Promise.resolve(trpcRefusal(exchange, error));
+    return Promise.resolve(trpcRefusal(context, error));
   }
-  exchange.route = request.calls.length === 1 ? routeNames.get(request.calls[0]?.path ?? '') : BATCH_ROUTE;
+  context.route = request.calls.length === 1 ? routeNames.get(request.calls[0]?.path ?? '') : BATCH_ROUTE;
   return request;
 };

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { jsonlStreamConsumer } from '@trpc/server/unstable-core-do-not-import';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDoor, openExchange } from '../front-door/front-door.js';
+import { createServerContext, openRequestContext } from '../front-door/front-door.js';
 import { DEFAULT_REQUEST_BOUNDS } from '../settings/config.js';
 import { writeReply } from '../front-door/write-reply.js';
 import { type CallOutcome, streamReply } from './replies.js';
@@ -22,11 +22,11 @@ afterEach(() => {
 
 const serve = async (stream: () => Promise<CallOutcome>[], logged: Record<string, unknown>[]) => {
   const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
-  const door = createDoor({ logger, sendTimeoutMs: 30_000, maxUnsentBytes: DEFAULT_REQUEST_BOUNDS.maxUnsentBytes, clientAddress: () => '127.0.0.1' });
+  const serverContext = createServerContext({ logger, sendTimeoutMs: 30_000, maxUnsentBytes: DEFAULT_REQUEST_BOUNDS.maxUnsentBytes, clientAddress: () => '127.0.0.1' });
   const server = createServer((req, res) => {
-    const exchange = openExchange(req, res, door);
-    void streamReply(exchange, stream(), []).then((reply) => {
-      writeReply(exchange, reply);
+    const context = openRequestContext(req, res, serverContext);
+    void streamReply(context, stream(), []).then((reply) => {
+      writeReply(context, reply);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

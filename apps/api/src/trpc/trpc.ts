@@ -1,15 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import { type AuthedContext, type Context, type Operation, authorize, callOperation } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import { type Admission, type Wire, insufficientScopeChallenge } from '../admission/admit.js';
-import type { FlatHeaders } from '../exchange/exchange.js';
-import { methodNotAllowed } from '../exchange/failure.js';
-import type { Reply } from '../exchange/reply.js';
+import { type Admission, type Transport, insufficientScopeChallenge } from '../admission/admit.js';
+import type { FlatHeaders } from '../http/request-context.js';
+import { methodNotAllowed } from '../http/failure.js';
+import type { Reply } from '../http/reply.js';
 import { type CallOutcome, callsReply, streamReply, trpcRefusal } from './replies.js';
 import { type TrpcCall, type TrpcRequest, readTrpc } from './request.js';
 
 /** Aborted when the connection closes before the whole answer went out: the client left. */
-const leaving = (res: ServerResponse): AbortSignal => {
+const abortWhenClientLeaves = (res: ServerResponse): AbortSignal => {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort(new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: 'The client went away before its answer.' }));
@@ -29,7 +29,7 @@ const acceptedMethods = (type: Operation['type'], allowMethodOverride: boolean):
 const TRPC_METHODS = 'GET, HEAD, POST';
 
 /** A call as it stands before it runs: its operation and the context it runs with, or its refusal. */
-type LetThrough = { operation: Operation; ctx: AuthedContext } | { refusal: TRPCError };
+type CheckedCall = { operation: Operation; ctx: AuthedContext } | { refusal: TRPCError };
 
 export interface TrpcTransportDependencies {
   /** Queries may also come as POST (tRPC's `allowMethodOverride`). */
@@ -48,12 +48,12 @@ export interface TrpcTransportDependencies {
  * then here each call: its procedure and method, the key's scope, its input (the body read once,
  * only when a call asks for it), the operation.
  */
-export const createTrpcTransport = ({ allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Wire<TrpcRequest> => {
+export const createTrpcTransport = ({ allowMethodOverride, call = callOperation }: TrpcTransportDependencies): Transport<TrpcRequest> => {
   /**
    * What a call meets before it runs, in tRPC's order: its procedure (404), a method the procedure
    * takes (405), a key with the procedure's scope (401, 403).
    */
-  const letThrough = (method: string, { path, operation }: TrpcCall, ctx: Context): LetThrough => {
+  const checkCall = (method: string, { path, operation }: TrpcCall, ctx: Context): CheckedCall => {
     if (!operation) return { refusal: new TRPCError({ code: 'NOT_FOUND', message: `No procedure found on path "${path}"` }) };
     if (!acceptedMethods(operation.type, allowMethodOverride).includes(method)) {
       return { refusal: new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${method}-request to ${operation.type} procedure at path "${path}"` }) };
@@ -74,24 +74,24 @@ export const createTrpcTransport = ({ allowMethodOverride, call = callOperation 
     );
 
   const answer = async (request: TrpcRequest, admission: Admission): Promise<Reply> => {
-    const { exchange } = request;
-    const method = exchange.req.method ?? 'GET';
+    const { context } = request;
+    const method = context.req.method ?? 'GET';
     if (!admission.admitted) {
       const { error, headers } = admission;
-      const refusals = Array.from({ length: request.batch ? request.spends : 1 }, () => ({ error }));
+      const refusals = Array.from({ length: request.batch ? request.quotaCost : 1 }, () => ({ error }));
       // httpBatchStreamLink reads every answer but a 200 as one JSON body, not one per call.
-      if (request.stream) return streamReply(exchange, refusals.map((refusal) => Promise.resolve(refusal)), headers);
-      return callsReply(exchange, refusals, request.batch, headers);
+      if (request.stream) return streamReply(context, refusals.map((refusal) => Promise.resolve(refusal)), headers);
+      return callsReply(context, refusals, request.batch, headers);
     }
     if (request.calls.length === 0) {
       // tRPC's own answer to HEAD, which varies with nothing.
       if (method === 'HEAD') return { kind: 'empty', status: 204, headers: admission.headers };
-      return trpcRefusal(exchange, methodNotAllowed(method, exchange.req.url, TRPC_METHODS), [...admission.headers, 'Allow', TRPC_METHODS]);
+      return trpcRefusal(context, methodNotAllowed(method, context.req.url, TRPC_METHODS), [...admission.headers, 'Allow', TRPC_METHODS]);
     }
     const headers: FlatHeaders = [...admission.headers];
     // A streamed batch answers for as long as its slowest call: what has not started when its client leaves never does.
-    const ctx = request.stream ? { ...admission.ctx, signal: leaving(exchange.res) } : admission.ctx;
-    const through = request.calls.map((each) => letThrough(method, each, ctx));
+    const ctx = request.stream ? { ...admission.ctx, signal: abortWhenClientLeaves(context.res) } : admission.ctx;
+    const through = request.calls.map((each) => checkCall(method, each, ctx));
     for (const [index, each] of through.entries()) {
       const operation = request.calls[index]?.operation;
       if (!('refusal' in each) || !operation) continue;
@@ -123,8 +123,8 @@ export const createTrpcTransport = ({ allowMethodOverride, call = callOperation 
           : outcomeOf(call(each.operation, each.ctx, inputs[index])),
     );
     // A streamed batch answers each call as it settles; a plain one once all have.
-    if (request.stream) return streamReply(exchange, outcomes, headers);
-    return callsReply(exchange, await Promise.all(outcomes), request.batch, headers);
+    if (request.stream) return streamReply(context, outcomes, headers);
+    return callsReply(context, await Promise.all(outcomes), request.batch, headers);
   };
   return { read: readTrpc, answer, refuse: trpcRefusal };
 };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { type Context, type Database, MAX_BATCH_SIZE, appRouter, createApiKeys, openDatabase } from '@petstore/core';
 import { type CreateHTTPContextOptions, createHTTPServer } from '@trpc/server/adapters/standalone';
 import { jsonlStreamConsumer } from '@trpc/server/unstable-core-do-not-import';
-import { BODY_LIMIT_BYTES } from '../../src/exchange/read-body.js';
+import { BODY_LIMIT_BYTES } from '../../src/http/read-body.js';
 import { it as base } from '../../src/testing/index.js';
 
 /** One request on the wire, apart from its key: `send` adds `Authorization`. */

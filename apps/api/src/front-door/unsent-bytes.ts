@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { TRPCError } from '@trpc/server';
 import type { Logger } from 'pino';
-import type { HeldAnswers } from '../exchange/exchange.js';
+import type { UnsentBytes } from '../http/request-context.js';
 
 /**
  * An answer of at most this many characters is always written: a few of them are what every
@@ -28,7 +28,7 @@ const ADDRESS_SHARE_OF_UNSENT = 1 / 4;
  * connection (connections.ts' `oneAtATime`), and all of them within `maxBytes`, of which one address holds at most
  * ADDRESS_SHARE_OF_UNSENT. A refusal is logged once, until the held bytes fall back to half the budget.
  */
-export const createHeldAnswers = (maxBytes: number, logger: Logger): HeldAnswers => {
+export const createUnsentBytes = (maxBytes: number, logger: Logger): UnsentBytes => {
   const perAddress = new Map<string, number>();
   const addressShare = Math.floor(maxBytes * ADDRESS_SHARE_OF_UNSENT);
   const holding = new WeakSet<Socket>();

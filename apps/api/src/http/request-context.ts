@@ -24,9 +24,9 @@ export type AccessLog = (
 /**
  * The bytes of answers the process holds for clients that have not taken them: what their
  * sockets could not hand to the system at once, held until the client reads or the send timeout
- * closes its connection (front-door/held-answers.ts).
+ * closes its connection (front-door/unsent-bytes.ts).
  */
-export interface HeldAnswers {
+export interface UnsentBytes {
   /** Bytes held now, for every client together. */
   readonly bytes: number;
   /** Whether an answer of `bytes` for `address` may be written: within the budget, and within the address's share. */
@@ -36,17 +36,17 @@ export interface HeldAnswers {
 }
 
 /**
- * What every exchange of one server shares: its logger, its access line, how long a client may
- * leave an answer untaken and the answers held for such clients, whether the server is stopping,
+ * What every request of one server shares: its logger, its access line, how long a client may
+ * leave an answer untaken and the unsent bytes held for such clients, whether the server is stopping,
  * which every reply from then on answers by closing its connection, and which connections it took
  * past its limit.
  */
-export interface Door {
+export interface ServerContext {
   readonly logger: Logger;
   readonly accessLog: AccessLog;
   readonly sendTimeoutMs: number;
   /** The bytes held for clients that have not taken their answers, within their budget. */
-  readonly held: HeldAnswers;
+  readonly unsentBytes: UnsentBytes;
   /** The address a request came from, through the proxies the service trusts. */
   readonly clientAddress: (req: IncomingMessage) => string;
   stopping: boolean;
@@ -56,17 +56,17 @@ export interface Door {
   issueId(header: string | string[] | undefined): string;
 }
 
-/** Told when an exchange's reply has been written, with its status and how long it took. */
-export type FinishListener = (exchange: Exchange, status: number, elapsedMs: number) => void;
+/** Told when a request's reply has been written, with its status and how long it took. */
+export type FinishListener = (context: RequestContext, status: number, elapsedMs: number) => void;
 
 /**
  * One request, from its arrival to its reply: its id, when it started, what it was routed to.
  * The front door opens one for every request (`openExchange`); the writer ends it.
  */
-export interface Exchange {
+export interface RequestContext {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
-  readonly door: Door;
+  readonly server: ServerContext;
   readonly reqId: string;
   readonly startedAt: number;
   /**
@@ -83,5 +83,5 @@ export interface Exchange {
 }
 
 /** The logger bound to this request's id, made when something is first logged through it. */
-export const logOf = (exchange: Exchange): Logger =>
-  (exchange.logger ??= exchange.door.logger.child(exchange.traceIds ? { reqId: exchange.reqId, ...exchange.traceIds } : { reqId: exchange.reqId }));
+export const logOf = (context: RequestContext): Logger =>
+  (context.logger ??= context.server.logger.child(context.traceIds ? { reqId: context.reqId, ...context.traceIds } : { reqId: context.reqId }));

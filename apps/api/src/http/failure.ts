@@ -1,6 +1,6 @@
 import { STORAGE_RETRY_AFTER_SECONDS, toTrpcError, unavailableCause } from '@petstore/core';
 import { TRPCError } from '@trpc/server';
-import { type Exchange, type FlatHeaders, logOf } from './exchange.js';
+import { type RequestContext, type FlatHeaders, logOf } from './request-context.js';
 
 /** How much of a request's path an error message quotes back. */
 const MAX_ECHOED_PATH = 200;
@@ -29,18 +29,18 @@ export const methodNotAllowed = (method: string | undefined, url: string | undef
  * (shedding, the connection limit, readiness) are logged where they are decided, once per change.
  * A 500's cause is logged whole and never sent.
  */
-export const answeredError = (exchange: Exchange, cause: unknown): TRPCError => {
+export const answeredError = (context: RequestContext, cause: unknown): TRPCError => {
   const error = toTrpcError(cause);
   if (error.code === 'SERVICE_UNAVAILABLE') {
     const storage = unavailableCause(error.cause);
-    if (storage) logOf(exchange).warn({ cause: { code: storage.code, message: storage.message } }, `answered 503: database ${storage.why}`);
-  } else if (error.code === 'INTERNAL_SERVER_ERROR') logOf(exchange).error({ err: error.cause ?? error }, 'request failed');
+    if (storage) logOf(context).warn({ cause: { code: storage.code, message: storage.message } }, `answered 503: database ${storage.why}`);
+  } else if (error.code === 'INTERNAL_SERVER_ERROR') logOf(context).error({ err: error.cause ?? error }, 'request failed');
   return error;
 };
 
 /**
  * The headers of an error's answer of `status`: a 503 tells its client when to try again. The
- * service's own refusals (shedding, the connection limit, answers held) say it in `headers`; any
+ * service's own refusals (shedding, the connection limit, the unsent-bytes budget) say it in `headers`; any
  * other 503 is the database's, or readiness waiting on it, and asks for the database's wait.
  */
 export const withRetryAfter = (status: number, headers: FlatHeaders): FlatHeaders =>

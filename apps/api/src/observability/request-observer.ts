@@ -1,18 +1,18 @@
 import type { callOperation } from '@petstore/core';
-import type { Exchange, FinishListener } from '../exchange/exchange.js';
-import type { Transport } from '../exchange/reply.js';
+import type { RequestContext, FinishListener } from '../http/request-context.js';
+import type { Handler } from '../http/reply.js';
 
 export type CallOperation = typeof callOperation;
 
-/** What answers an exchange: a transport's `serve`. */
-type Serve = Transport['serve'];
+/** What answers a request: a transport's `serve`. */
+type Serve = Handler['serve'];
 
 /** What refuses an exchange as a whole: a transport's `refuse`, which the front door calls before any `serve`. */
-type Refuse = Transport['refuse'];
+type Refuse = Handler['refuse'];
 
 /**
  * What metrics and tracing add to the request path when they are on: a wrapper around each
- * transport's `serve` (it sees the exchange start and sets `onFinish`), optionally one around its
+ * transport's `serve` (it sees the request start and sets `onFinish`), optionally one around its
  * `refuse` (the answers the front door gives before any transport serves: shedding, a connection
  * past the limit, a request without Host or Node could not parse), and one around every operation
  * call. All are applied once, at start-up; when none is on, nothing is wrapped.
@@ -24,9 +24,9 @@ export interface RequestObserver {
 }
 
 /** Adds a finish listener after any already set (metrics and tracing can both listen). */
-export const listenForFinish = (exchange: Exchange, listener: FinishListener): void => {
-  const before = exchange.onFinish;
-  exchange.onFinish = before
+export const listenForFinish = (context: RequestContext, listener: FinishListener): void => {
+  const before = context.onFinish;
+  context.onFinish = before
     ? (done, status, elapsedMs) => {
         before(done, status, elapsedMs);
         listener(done, status, elapsedMs);

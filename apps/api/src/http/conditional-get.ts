@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { HeaderObject, OperationObject, ParameterObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
-import type { FlatHeaders } from './exchange.js';
+import type { FlatHeaders } from './request-context.js';
 import type { BodyReply, EmptyReply } from './reply.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Exchange, FlatHeaders } from './exchange.js';
+import type { RequestContext, FlatHeaders } from './request-context.js';
 
 /**
  * What a transport or a page answers, as a value the writer needs no protocol to write: a status,
@@ -45,15 +45,15 @@ export interface ChunkedReply {
   first: Chunk;
   rest: AsyncIterator<Chunk, void>;
   /** What a later chunk becomes when the process has no room to hold it: its calls' refusal with `error`. */
-  refused: (exchange: Exchange, chunk: Chunk, error: unknown) => string;
+  refused: (context: RequestContext, chunk: Chunk, error: unknown) => string;
 }
 
 /**
  * Serves the requests of one part of the service (`/v1`, `/trpc`, the pages): `serve` answers an
- * exchange; `refuse` answers a refusal or failure of a whole request as that part does (the
+ * request; `refuse` answers a refusal or failure of a whole request as that part does (the
  * front door's own, or a transport's promise that failed).
  */
-export interface Transport {
-  serve: (exchange: Exchange) => Promise<Reply>;
-  refuse: (exchange: Exchange, error: unknown, headers?: FlatHeaders) => Reply;
+export interface Handler {
+  serve: (context: RequestContext) => Promise<Reply>;
+  refuse: (context: RequestContext, error: unknown, headers?: FlatHeaders) => Reply;
 }
