@@ -9,6 +9,7 @@ import { createKeys } from './support/keys.js';
 import { peakRssMiBOf, resetPeakRss, rssMiBOf } from './support/raw-connection.js';
 import { type ServedRoute, servedRoutes } from './support/served-routes.js';
 import { startInstance } from './support/service-instance.js';
+import { isAlive } from './support/processes.js';
 
 /**
  * Every route and answer kind the service serves (support/served-routes.ts finds them as a client
@@ -43,15 +44,6 @@ type Reading = 'never read' | 'pipelined, never read' | 'read at 1 KB/s';
 const READINGS: Reading[] = ['never read', 'pipelined, never read', 'read at 1 KB/s'];
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Opens the attack's connections on every route; returns them, to be closed when the attack is over. */
 const attack = (routes: ServedRoute[], reading: Reading, addresses: string[]): { sockets: Socket[]; stop: () => void } => {

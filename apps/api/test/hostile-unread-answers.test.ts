@@ -8,6 +8,7 @@ import { type Bystander, readAnswers, startBystander } from './support/attack.js
 import { createKeys } from './support/keys.js';
 import { cpuSecondsOf, openConnection, peakRssMiBOf, resetPeakRss } from './support/raw-connection.js';
 import { type ServiceInstance, startInstance } from './support/service-instance.js';
+import { isAlive } from './support/processes.js';
 
 /**
  * Clients that make the service build answers and then do not take them (OWASP API4:2023): a
@@ -47,15 +48,6 @@ const expectServed = (met: Bystander) => {
   const answered = Object.values(met.statuses).reduce((sum, count) => sum + count, 0);
   expect(Object.keys(met.statuses).filter((status) => status !== '200' && status !== '503')).toEqual([]);
   expect(met.statuses[503] ?? 0).toBeLessThanOrEqual(Math.max(1, answered * 0.05));
-};
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 /** The service on a store of 101 worst-named animals, started as `start` starts it, with every default on. */

@@ -36,3 +36,13 @@ export const spawnEntry = (entry: string, args: string[], env: NodeJS.ProcessEnv
   spawnCommand(process.execPath, [...nodeFlags, builtEntry(entry), ...args], env);
 
 export { collect, waitForOutput } from '../../src/testing/child-output.js';
+
+/** Whether the process `pid` still runs (signal 0 only asks). */
+export const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
