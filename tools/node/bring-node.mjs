@@ -1,6 +1,6 @@
 // Runs after every `pnpm install` of the workspace (the root's `postinstall`). The service needs the
-// Node its `engines` names; a machine whose own Node (the first on its PATH outside this checkout)
-// is older (Node 20, past its end of life, is
+// Node its `engines` names; a machine whose own Node (the first on its PATH outside this checkout's
+// node_modules/.bin) is older (Node 20, past its end of life, is
 // what some machines still have) gets the recommended one, Node's official build as the npm
 // registry serves it, checked against the integrity its lockfile pins, and linked as
 // node_modules/.bin/node. pnpm's own launcher in node_modules/.bin runs on that node when it is
@@ -9,7 +9,7 @@
 // with a Node that is new enough, the link is removed and that Node runs everything.
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, lstatSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { delimiter, dirname, join, relative } from 'node:path';
+import { basename, delimiter, dirname, join, relative } from 'node:path';
 import versions from './versions.cjs';
 
 const { ROOT, broughtBuild, isAtLeast, requiredVersion } = versions;
@@ -26,20 +26,21 @@ const isLink = (path) => {
 };
 
 /**
- * The version of the machine's own Node: the first on PATH outside this checkout. This script may
- * itself run on the Node it brought (pnpm puts node_modules/.bin first), which says nothing of the
- * machine's.
+ * The version of the machine's own Node: the first on PATH outside this checkout's node_modules/.bin
+ * folders. This script may itself run on the Node it brought (pnpm puts node_modules/.bin first),
+ * which says nothing of the machine's; a Node build put on PATH from elsewhere in the checkout (CI's
+ * tools/node/22) is the one the caller chose, and counts.
  */
 const machineNodeVersion = () => {
-  const inside = (folder) => {
+  const brought = (folder) => {
     try {
-      return realpathSync(folder).startsWith(realpathSync(ROOT));
+      return basename(folder) === '.bin' && realpathSync(folder).startsWith(realpathSync(ROOT));
     } catch {
       return true;
     }
   };
   for (const folder of (process.env.PATH ?? '').split(delimiter)) {
-    if (folder === '' || inside(folder)) continue;
+    if (folder === '' || brought(folder)) continue;
     try {
       accessSync(join(folder, 'node'), constants.X_OK);
     } catch {
