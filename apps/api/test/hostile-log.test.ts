@@ -120,8 +120,11 @@ describe('a flood of refusals that log, whatever takes stdout', () => {
         for (const stop of stops) stop();
         const running = () => child.exitCode === null && child.signalCode === null;
         const peak = running() ? peakRssMiBOf(pid) : Infinity;
-        // What the destination still holds is written, and an episode's end told.
+        // What the destination still holds is written; then one more line, whose batch fits, tells
+        // the episode's end (it is told when the log flows again).
         await pause(1_500);
+        await fetch(`http://127.0.0.1:${String(port)}/after-the-flood`).then((response) => response.arrayBuffer(), () => undefined);
+        await pause(500);
         const alive = running();
         const dropped = alive ? await droppedLines(metricsPort).catch(() => Number.NaN) : Number.NaN;
         const answered = Object.values(statuses).reduce((sum, count) => sum + count, 0);
