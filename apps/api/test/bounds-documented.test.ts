@@ -8,7 +8,7 @@ import { CONNECTIONS_PAST_THE_LIMIT, CONNECTIONS_PAST_THE_SHARE, PAST_THE_SHARE_
 import { SQLITE_PAGE_CACHE_KIB } from '@petstore/core';
 import { TRACE_EXPORTS_IN_FLIGHT } from '../src/observability/tracing.js';
 import { ALWAYS_WRITTEN_CHARACTERS } from '../src/front-door/unsent-bytes.js';
-import { MAX_PIPELINED_REQUESTS } from '../src/front-door/connections.js';
+import { MAX_PIPELINED_REQUESTS, MAX_WAITING_REQUEST_BYTES } from '../src/front-door/connections.js';
 import { KEEP_ALIVE_TIMEOUT_BUFFER_MS, KEEP_ALIVE_TIMEOUT_MS } from '../src/server.js';
 import { MAX_LOGGED_URL_LENGTH } from '../src/front-door/access-line.js';
 import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../src/front-door/lingering-close.js';
@@ -37,6 +37,7 @@ const BOUNDS: [string, (string | number)[]][] = [
   ['`CONNECTIONS_PAST_THE_SHARE`, `PAST_THE_SHARE_WAIT_MS`', [CONNECTIONS_PAST_THE_SHARE, PAST_THE_SHARE_WAIT_MS]],
   ['`LISTEN_BACKLOG`', [defaultOf('listenBacklog')]],
   ['`MAX_PIPELINED_REQUESTS`', [MAX_PIPELINED_REQUESTS]],
+  ['`MAX_WAITING_REQUEST_BYTES`', [MAX_WAITING_REQUEST_BYTES]],
   ['`MAX_UNSENT_BYTES`', [defaultOf('maxUnsentBytes')]],
   ['`ALWAYS_WRITTEN_CHARACTERS`', [ALWAYS_WRITTEN_CHARACTERS]],
   ['`KEEP_ALIVE_TIMEOUT_MS`, `KEEP_ALIVE_TIMEOUT_BUFFER_MS`', [KEEP_ALIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_BUFFER_MS]],
@@ -50,6 +51,7 @@ const INVENTORY: [string, number][] = [
   ['ALWAYS_WRITTEN_CHARACTERS', ALWAYS_WRITTEN_CHARACTERS],
   ['BODY_LIMIT_BYTES', BODY_LIMIT_BYTES],
   ['MAX_PIPELINED_REQUESTS', MAX_PIPELINED_REQUESTS],
+  ['MAX_WAITING_REQUEST_BYTES', MAX_WAITING_REQUEST_BYTES],
   ['MAX_CONNECTIONS', defaultOf('maxConnections')],
   ['CONNECTIONS_PAST_THE_LIMIT', CONNECTIONS_PAST_THE_LIMIT],
   ['CONNECTIONS_PAST_THE_SHARE', CONNECTIONS_PAST_THE_SHARE],
@@ -79,6 +81,7 @@ const inventoryTotalMiB = () => {
     defaultOf('maxUnsentBytes') / MiB,
     (ALWAYS_WRITTEN_CHARACTERS * connections) / MiB,
     (BODY_LIMIT_BYTES * connections) / MiB,
+    MAX_WAITING_REQUEST_BYTES / MiB,
     ((connections + CONNECTIONS_PAST_THE_SHARE) * SOCKET_BYTES) / MiB,
     defaultOf('logBacklogBytes') / MiB,
     ((TRACE_EXPORTS_IN_FLIGHT * SPANS_PER_EXPORT + SPANS_QUEUED) * SPAN_BYTES) / MiB,

@@ -107,43 +107,99 @@ export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isT
  * Requests a connection may have sent ahead of the one being answered. Node parses every request
  * in what it has read and would dispatch them all at once, each answer then built and held behind
  * an unread one. Past this many waiting, the connection closes once the last of them is answered:
- * a client that pipelines resends what was left unanswered (RFC 9112 §9.3.2).
+ * a client that pipelines resends what was left unanswered (RFC 9112 §9.3.2). One that sends as
+ * many again past them, or past an answer that closed its connection, is not reading what it is
+ * told, and its connection is closed at once.
  */
 export const MAX_PIPELINED_REQUESTS = 32;
 
+/**
+ * Bytes of requests the process holds parsed, all connections together, while they wait their turn
+ * or will never run: Node makes each request it reads an object in the heap, whether or not it
+ * runs, and keeps it until its turn or until its connection closes. A request that would pass this
+ * closes its connection at once.
+ */
+export const MAX_WAITING_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/** What Node's objects for one parsed request take in the heap beside its URL and headers. */
+const PARSED_REQUEST_BYTES = 2048;
+
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Requests waiting on each connection that has any, behind the one being answered. */
-const waiting = new WeakMap<Socket, number>();
+/** What a connection's requests that are not running hold: those waiting their turn, those never to run, and their bytes. */
+interface Held {
+  waiting: number;
+  neverRun: number;
+  bytes: number;
+}
+
+const heldBy = new WeakMap<Socket, Held>();
+let heldBytes = 0;
+
+const weigh = (req: IncomingMessage): number => {
+  let bytes = PARSED_REQUEST_BYTES + (req.url?.length ?? 0);
+  for (const field of req.rawHeaders) bytes += field.length;
+  return bytes;
+};
+
+/** A connection's holding, counted from its first request that does not run at once until it closes. */
+const heldOn = (socket: Socket): Held => {
+  let held = heldBy.get(socket);
+  if (held === undefined) {
+    const entry: Held = { waiting: 0, neverRun: 0, bytes: 0 };
+    heldBy.set(socket, entry);
+    socket.once('close', () => {
+      heldBytes -= entry.bytes;
+      entry.bytes = 0;
+    });
+    held = entry;
+  }
+  return held;
+};
+
+/** Holds `bytes` for `held`'s connection, or closes the connection if that would pass the budget. */
+const hold = (socket: Socket, held: Held, bytes: number): boolean => {
+  if (heldBytes + bytes > MAX_WAITING_REQUEST_BYTES) {
+    socket.destroy();
+    return false;
+  }
+  held.bytes += bytes;
+  heldBytes += bytes;
+  return true;
+};
 
 /**
  * One request at a time per connection, as servers built for the internet serve pipelined
  * requests (nginx, h2o): Node gives a response its connection only once the answer before it has
  * left the process whole, so a request whose response has no connection yet waits for it before
- * it runs. Meanwhile the connection is not read, and once MAX_PIPELINED_REQUESTS wait, the last
- * of them closes it. A request with nothing before it runs at once.
+ * it runs. Once MAX_PIPELINED_REQUESTS wait, the last of them closes the connection. A request
+ * with nothing before it runs at once.
  */
 export const oneAtATime = (serve: Listener): Listener => (req, res) => {
-  // A connection answered as it opened (past its address's share) runs nothing it sends.
-  if (req.socket.writableEnded) return;
-  if (res.socket !== null) {
+  const socket = req.socket;
+  // The rest of a read whose connection was closed during it: Node still parses it, nothing runs.
+  if (socket.destroyed) return;
+  // A connection answered as it opened (past its address's share), or whose last answer is written, runs nothing more it sends.
+  const neverRuns = socket.writableEnded || (res.socket === null && (heldBy.get(socket)?.waiting ?? 0) >= MAX_PIPELINED_REQUESTS);
+  if (!neverRuns && res.socket !== null) {
     serve(req, res);
     return;
   }
-  const socket = req.socket;
-  const ahead = (waiting.get(socket) ?? 0) + 1;
-  // Past the depth: never run, never answered; the connection closes before its turn.
-  if (ahead > MAX_PIPELINED_REQUESTS) return;
-  if (ahead === MAX_PIPELINED_REQUESTS) res.shouldKeepAlive = false;
-  waiting.set(socket, ahead);
-  socket.pause();
+  const held = heldOn(socket);
+  const bytes = weigh(req);
+  if (neverRuns) {
+    held.neverRun++;
+    if (held.neverRun > MAX_PIPELINED_REQUESTS) socket.destroy();
+    else hold(socket, held, bytes);
+    return;
+  }
+  if (!hold(socket, held, bytes)) return;
+  held.waiting++;
+  if (held.waiting === MAX_PIPELINED_REQUESTS) res.shouldKeepAlive = false;
   res.once('socket', () => {
-    const left = (waiting.get(socket) ?? 1) - 1;
-    if (left > 0) waiting.set(socket, left);
-    else {
-      waiting.delete(socket);
-      socket.resume();
-    }
+    held.waiting--;
+    held.bytes -= bytes;
+    heldBytes -= bytes;
     serve(req, res);
   });
 };
