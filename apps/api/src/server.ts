@@ -190,7 +190,7 @@ export const startServer = async (config: Config, logger: Logger, options: Serve
   const connections = countConnections({
     ...config,
     isTrustedProxy: trustedProxyTest(config.trustProxy),
-    pastTheLimit: petstore.server.pastTheLimit,
+    refusedConnections: petstore.server.refusedConnections,
   });
   const bounded = (serve: (req: IncomingMessage, res: ServerResponse) => void, refuseMalformed: Petstore['refuseMalformed']) => {
     const bound = createServer(

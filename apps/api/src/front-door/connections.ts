@@ -1,7 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { OVERLOAD_RETRY_AFTER_SECONDS } from './overload.js';
-import { API_SECURITY_HEADERS } from './security-headers.js';
 
 /**
  * Connections taken past `maxConnections`, so that a health check still gets through and every
@@ -10,22 +8,18 @@ import { API_SECURITY_HEADERS } from './security-headers.js';
 export const CONNECTIONS_PAST_THE_LIMIT = 64;
 
 /**
- * Connections past their address's share that may be lingering at once, all addresses together,
- * and how long each may: a client whose pool opened more than its share while answers were slow
- * learns so from a 503 it can act on, while a flood of idle connections from one address costs at
- * most this many sockets for this long; those past them are closed as they open.
+ * Connections past their address's share that may be open at once, all addresses together, and
+ * how long each may wait for its request: a client whose pool opened more than its share while
+ * answers were slow learns so from a 503 it can act on (and its health checks are answered as
+ * usual), while a flood of idle connections from one address costs at most this many sockets for
+ * this long; those past them are closed as they open.
  */
 export const CONNECTIONS_PAST_THE_SHARE = 256;
 export const PAST_THE_SHARE_WAIT_MS = 1_000;
 
-/** What a connection past its address's share is told as it opens, made once: no request of it is read or run. */
-const PAST_THE_SHARE_ANSWER = (() => {
-  const body = JSON.stringify({ code: 'SERVICE_UNAVAILABLE', message: `This address has as many connections open as the service serves it; try again in ${String(OVERLOAD_RETRY_AFTER_SECONDS)} second.`, status: 503 });
-  const headers = [...API_SECURITY_HEADERS, 'Retry-After', OVERLOAD_RETRY_AFTER_SECONDS, 'Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(body), 'Connection', 'close'];
-  let head = 'HTTP/1.1 503 Service Unavailable\r\n';
-  for (let index = 0; index < headers.length; index += 2) head += `${String(headers[index])}: ${String(headers[index + 1])}\r\n`;
-  return Buffer.from(`${head}\r\n${body}`);
-})();
+/** Why a connection past the service's limit, or past its address's share, is refused: "The service …". */
+const PAST_THE_LIMIT = 'has as many connections open as it serves';
+const PAST_THE_SHARE = 'has as many connections open from this address as it serves one address';
 
 export interface ConnectionsOptions {
   maxConnections: number;
@@ -33,8 +27,8 @@ export interface ConnectionsOptions {
   maxConnectionsPerAddress: number;
   /** Whether a peer address is a proxy the service trusts: its connections carry many clients, and only `maxConnections` bounds them. */
   isTrustedProxy: (address: string) => boolean;
-  /** Where the connections taken past `maxConnections` are put, for the front door to refuse. */
-  pastTheLimit: WeakSet<Socket>;
+  /** Where the connections taken past a bound are put, with why, for the front door to refuse. */
+  refusedConnections: WeakMap<Socket, string>;
 }
 
 /**
@@ -47,13 +41,13 @@ const readPeerAddress = (socket: Socket): string => socket.remoteAddress ?? '';
 /**
  * Counts the open connections of every listener of the service together (the public port and the
  * metrics port), in all and per peer address: one address cannot hold the connections every other
- * client needs (nginx's `limit_conn`). A connection past its address's share is answered 503 with
- * `Retry-After` and `Connection: close` as it opens (`answerPastTheShare`), without a request of it
- * run. Those taken past the service's limit go in `pastTheLimit`, for the front door to refuse. A connection that sends nothing
+ * client needs (nginx's `limit_conn`). A connection past its address's share, or past the service's
+ * limit, goes in `refusedConnections`: the front door answers its one request 503 with
+ * `Retry-After` and `Connection: close` (a health check as usual). A connection that sends nothing
  * needs no watch of its own: Node times its headers from when it connected (`headersTimeout`), and
- * server.ts closes it without an answer.
+ * server.ts closes it without an answer; one past its share, within PAST_THE_SHARE_WAIT_MS.
  */
-export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isTrustedProxy, pastTheLimit }: ConnectionsOptions) => {
+export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isTrustedProxy, refusedConnections }: ConnectionsOptions) => {
   let open = 0;
   let pastTheShare = 0;
   const perAddress = new Map<string, number>();
@@ -61,12 +55,11 @@ export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isT
     pastTheShare--;
   };
   /**
-   * The answer written at once, and the connection ended: the client reads it as the answer to the
-   * request it sent, and closes. What it sends meanwhile is read and dropped (so closing sends no
-   * reset) until it closes, or PAST_THE_SHARE_WAIT_MS, when Node's server closes a socket whose
+   * Its request is answered 503 (a health check as usual), and the connection closes; one that
+   * has sent none by PAST_THE_SHARE_WAIT_MS is closed by Node's server, which closes a socket whose
    * timeout nobody listens for.
    */
-  const answerPastTheShare = (socket: Socket) => {
+  const refusePastTheShare = (socket: Socket) => {
     if (pastTheShare >= CONNECTIONS_PAST_THE_SHARE) {
       socket.destroy();
       return;
@@ -74,18 +67,18 @@ export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isT
     pastTheShare++;
     socket.once('close', leftPastTheShare);
     socket.setTimeout(PAST_THE_SHARE_WAIT_MS);
-    socket.end(PAST_THE_SHARE_ANSWER);
+    refusedConnections.set(socket, PAST_THE_SHARE);
   };
   const onConnection = (socket: Socket) => {
     const address = readPeerAddress(socket);
     const held = perAddress.get(address) ?? 0;
     if (held >= maxConnectionsPerAddress && !isTrustedProxy(address)) {
-      answerPastTheShare(socket);
+      refusePastTheShare(socket);
       return;
     }
     perAddress.set(address, held + 1);
     open++;
-    if (open > maxConnections) pastTheLimit.add(socket);
+    if (open > maxConnections) refusedConnections.set(socket, PAST_THE_LIMIT);
     socket.once('close', () => {
       open--;
       const left = (perAddress.get(address) ?? 1) - 1;
@@ -97,7 +90,7 @@ export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isT
     /** Counts `server`'s connections with the others'. */
     track: (server: Server): void => {
       server.maxConnections = maxConnections + CONNECTIONS_PAST_THE_LIMIT + CONNECTIONS_PAST_THE_SHARE;
-      // Before Node's own listener: a connection past its share is answered before any request of it is parsed.
+      // Before Node's own listener: a connection is counted before any request of it is parsed.
       server.prependListener('connection', onConnection);
     },
   };
@@ -179,7 +172,7 @@ export const oneAtATime = (serve: Listener): Listener => (req, res) => {
   const socket = req.socket;
   // The rest of a read whose connection was closed during it: Node still parses it, nothing runs.
   if (socket.destroyed) return;
-  // A connection answered as it opened (past its address's share), or whose last answer is written, runs nothing more it sends.
+  // A connection whose last answer is written runs nothing more it sends.
   const neverRuns = socket.writableEnded || (res.socket === null && (heldBy.get(socket)?.waiting ?? 0) >= MAX_PIPELINED_REQUESTS);
   if (!neverRuns && res.socket !== null) {
     serve(req, res);

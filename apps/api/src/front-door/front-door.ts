@@ -35,7 +35,7 @@ export const createServerContext = ({ logger, sendTimeoutMs, maxUnsentBytes, cli
     unsentBytes: createUnsentBytes(maxUnsentBytes, logger),
     clientAddress,
     stopping: false,
-    pastTheLimit: new WeakSet(),
+    refusedConnections: new WeakMap(),
     issueId: (header) => (typeof header === 'string' && REQUEST_ID_PATTERN.test(header) ? header : `${prefix}.${(issued++).toString(36)}`),
   };
 };
@@ -95,9 +95,6 @@ export interface FrontDoorOptions {
   overload?: OverloadGuard | undefined;
 }
 
-/** Why a connection past the service's limit is refused. */
-const PAST_THE_LIMIT = 'has as many connections open as it serves';
-
 const unavailable = (why: string) =>
   new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `The service ${why}; try again in ${OVERLOAD_RETRY_AFTER_SECONDS} second.` });
 
@@ -114,7 +111,7 @@ const startsWithPath = (url: string, prefix: string) =>
 
 /**
  * The one way into the service: every request gets its exchange here and goes to what serves its
- * path, `/v1` and `/trpc` after CORS, load shedding and the connection limit. The promise of what
+ * path, `/v1` and `/trpc` after CORS, load shedding and the connection bounds. The promise of what
  * answers it is checked once, here: its reply goes to the writer, its failure to the transport's
  * own refusal. Returns false for a path that is not the API's when there are no pages to serve it
  * (a host app's next middleware).
@@ -131,17 +128,17 @@ export const createFrontDoor = ({ server: serverContext, rest, trpc, pages, cors
       writeReply(context, transport.refuse(context, NO_HOST()));
       return true;
     }
-    // A connection taken past the server's limit gets this one answer, and closes.
-    const pastTheLimit = serverContext.pastTheLimit.has(req.socket);
-    if (pastTheLimit) res.shouldKeepAlive = false;
+    // A connection taken past a bound gets this one answer, and closes.
+    const refused = serverContext.refusedConnections.get(req.socket);
+    if (refused !== undefined) res.shouldKeepAlive = false;
     if (api) {
       // A preflight is answered here, before the key check: browsers send it without credentials.
       if (cors?.(req, res)) {
         writeReply(context, { kind: 'empty', status: 204, headers: [] });
         return true;
       }
-      if (pastTheLimit || overload?.shed(context.startedAt)) {
-        const why = pastTheLimit ? PAST_THE_LIMIT : 'is overloaded';
+      if (refused !== undefined || overload?.shed(context.startedAt)) {
+        const why = refused ?? 'is overloaded';
         writeReply(context, api.refuse(context, unavailable(why), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
         return true;
       }
@@ -158,9 +155,10 @@ export const createFrontDoor = ({ server: serverContext, rest, trpc, pages, cors
 export const createListenerHandler = (serverContext: ServerContext, transport: Handler) =>
   (req: IncomingMessage, res: ServerResponse): void => {
     const context = openRequestContext(req, res, serverContext);
-    if (serverContext.pastTheLimit.has(req.socket)) {
+    const refused = serverContext.refusedConnections.get(req.socket);
+    if (refused !== undefined) {
       res.shouldKeepAlive = false;
-      writeReply(context, transport.refuse(context, unavailable(PAST_THE_LIMIT), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
+      writeReply(context, transport.refuse(context, unavailable(refused), ['Retry-After', OVERLOAD_RETRY_AFTER_SECONDS]));
       return;
     }
     transport.serve(context).then(writeAnswer.bind(undefined, context, transport), writeFailure.bind(undefined, context, transport));

@@ -50,8 +50,11 @@ export interface ServerContext {
   /** The address a request came from, through the proxies the service trusts. */
   readonly clientAddress: (req: IncomingMessage) => string;
   stopping: boolean;
-  /** The connections the server took past its limit (front-door/connections.ts): each gets one answer. */
-  readonly pastTheLimit: WeakSet<Socket>;
+  /**
+   * The connections taken past a bound (front-door/connections.ts), each with why: the one request
+   * each gets answered is refused 503, a health check's excepted, and the connection closes.
+   */
+  readonly refusedConnections: WeakMap<Socket, string>;
   /** Gives a request its id: the client's own when it is a plain token, else one of the server's. */
   issueId(header: string | string[] | undefined): string;
 }
