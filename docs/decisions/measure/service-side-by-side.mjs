@@ -17,7 +17,7 @@
 // configuration (`{"databasePoolMode":"session"}` on a build that has that setting), to compare one
 // build with itself set otherwise. THROUGH=pgbouncer (PostgreSQL): both through Debian's PgBouncer
 // in transaction mode, as it ships but for that (this checkout's packages/core built).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,7 +25,12 @@ import { join, resolve } from 'node:path';
 const [other, self = '.'] = process.argv.slice(2).map((path) => resolve(path));
 if (!other) throw new Error('usage: service-side-by-side.mjs <other checkout> [<this checkout>]');
 const bench = resolve(import.meta.dirname, '../../../bench');
-const { startTarget, cpuTicksOf } = await import(join(bench, 'dist/target-process.js'));
+const { startTarget } = await import(join(bench, 'dist/target-process.js'));
+/** A process's CPU so far, in clock ticks of 1/100 s, user and system apart. */
+const cpuTicksOf = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { user: Number(fields[11]), system: Number(fields[12]) };
+};
 const { onOneCore } = await import(join(bench, 'dist/one-core.js'));
 const { scenarios } = await import(join(bench, 'dist/scenarios.js'));
 const autocannon = createRequire(join(bench, 'package.json'))('autocannon');
