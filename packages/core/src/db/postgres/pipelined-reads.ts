@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { type StatementDeadline, holdStatementsTo } from './statement-deadline.js';
 import { nameStatementsWhereKept } from './statement-names.js';
@@ -30,6 +31,9 @@ export interface PipelinedReads {
   opened: Promise<unknown[]>;
   close(): Promise<void>;
 }
+
+/** The socket pg writes a connection's messages to. */
+const socketOf = (client: pg.Client): Socket => (client as unknown as { connection: { stream: Socket } }).connection.stream;
 
 /**
  * Reads of one statement each (an animal by id, a page) on a few connections in pg's pipeline
@@ -86,7 +90,24 @@ export const openPipelinedReads = ({ config, connections, deadline, onConnection
     return connecting;
   };
 
-  const send = (client: pg.Client, args: unknown[]) => (client.query as (...a: unknown[]) => unknown)(...args);
+  /**
+   * The connections whose statements are held in their socket until every request the event loop
+   * has read this turn has asked for its own, then written together: pg writes each statement with
+   * a system call of its own, which cost a tenth of the service's time on a page of 100.
+   */
+  const held = new Set<pg.Client>();
+  const writeHeld = () => {
+    for (const client of held) socketOf(client).uncork();
+    held.clear();
+  };
+  const send = (client: pg.Client, args: unknown[]) => {
+    if (!held.has(client)) {
+      if (held.size === 0) setImmediate(writeHeld);
+      held.add(client);
+      socketOf(client).cork();
+    }
+    return (client.query as (...a: unknown[]) => unknown)(...args);
+  };
   const query = ((...args: unknown[]) => {
     if (closed) return Promise.reject(new Error('Client was closed and is not queryable'));
     const slot = next;
