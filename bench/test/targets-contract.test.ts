@@ -51,7 +51,8 @@ beforeAll(async () => {
   service = await startTarget('service', { database: { file }, apiKey });
   checkers = await contractCheckers(service.url);
   serviceGet = await callWith(checkers.service, service.url, apiKey)('/v1/pets/1');
-});
+  // Seeding 10,000 animals and starting the service took over 30 s beside the rest of CI's suite.
+}, 120_000);
 
 afterAll(async () => {
   await service.stop();
