@@ -9,7 +9,7 @@ import type { Config } from './settings/config.js';
 import type { ServerContext } from './http/request-context.js';
 import { trustedProxyTest } from './admission/client-address.js';
 import { REQUEST_TIMEOUT, bodyUnparseable, expectContinue } from './http/read-body.js';
-import { countConnections, oneAtATime } from './front-door/connections.js';
+import { STOPPED_PARSING, countConnections, oneAtATime } from './front-door/connections.js';
 import { createListenerHandler, openRequestContext } from './front-door/front-door.js';
 
 import { writeReply } from './front-door/write-reply.js';
@@ -134,6 +134,8 @@ const listenerFor = async (petstore: Petstore, { mount = 'front-door' }: ServerO
  */
 const answerMalformedRequest = (serverContext: ServerContext, refuse: Petstore['refuseMalformed']) => {
   return (error: Error & { code?: string }, socket: Duplex): void => {
+    // Closed mid-read (front-door/connections.ts): there is no one left to answer.
+    if (error.code === STOPPED_PARSING) return;
     // An earlier request on this connection is still being answered: that answer comes first, and
     // the connection closes after it, leaving the bytes that followed it unanswered.
     const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;

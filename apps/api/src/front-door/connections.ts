@@ -92,6 +92,8 @@ export const countConnections = ({ maxConnections, maxConnectionsPerAddress, isT
       server.maxConnections = maxConnections + CONNECTIONS_PAST_THE_LIMIT + CONNECTIONS_PAST_THE_SHARE;
       // Before Node's own listener: a connection is counted before any request of it is parsed.
       server.prependListener('connection', onConnection);
+      // After it: the connection's parser is Node's to wrap.
+      server.on('connection', parseNothingOnceClosed);
     },
   };
 };
@@ -118,6 +120,31 @@ export const MAX_WAITING_REQUEST_BYTES = 4 * 1024 * 1024;
 const PARSED_REQUEST_BYTES = 2048;
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** What Node's server gives each request its parser has read, and what it tells the parser back. */
+type ParserWithRequests = { onIncoming?: (req: IncomingMessage, keepAlive: boolean) => number };
+
+/**
+ * What the parser is told for a request of a closed connection: an error of the parser's own
+ * (`HPE_CB_HEADERS_COMPLETE`), which stops it where it is; Node then hands the connection to the
+ * server's `clientError` listener, which has nothing to answer on a closed one.
+ */
+export const STOPPED_PARSING = 'HPE_CB_HEADERS_COMPLETE';
+const STOP_PARSING = -1;
+
+/**
+ * Node parses all of a read (up to 64 KiB, a thousand short requests) before it looks at its
+ * connection again, and keeps every request it makes of it until the connection's close is seen,
+ * after every other connection with bytes waiting has been read: a few hundred connections closed
+ * in one go would fill the heap. Once a connection is closed, its parser makes nothing more of
+ * what is left.
+ */
+const parseNothingOnceClosed = (socket: Socket): void => {
+  const parser = (socket as Socket & { parser?: ParserWithRequests }).parser;
+  const serve = parser?.onIncoming;
+  if (parser === undefined || serve === undefined) return;
+  parser.onIncoming = (req, keepAlive) => (socket.destroyed ? STOP_PARSING : serve(req, keepAlive));
+};
 
 /** What a connection's requests that are not running hold: those waiting their turn, those never to run, and their bytes. */
 interface Held {
@@ -170,8 +197,6 @@ const hold = (socket: Socket, held: Held, bytes: number): boolean => {
  */
 export const oneAtATime = (serve: Listener): Listener => (req, res) => {
   const socket = req.socket;
-  // The rest of a read whose connection was closed during it: Node still parses it, nothing runs.
-  if (socket.destroyed) return;
   // A connection whose last answer is written runs nothing more it sends.
   const neverRuns = socket.writableEnded || (res.socket === null && (heldBy.get(socket)?.waiting ?? 0) >= MAX_PIPELINED_REQUESTS);
   if (!neverRuns && res.socket !== null) {
