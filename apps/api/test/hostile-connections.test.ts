@@ -4,7 +4,7 @@ import { KEEP_ALIVE_TIMEOUT_BUFFER_MS, KEEP_ALIVE_TIMEOUT_MS } from '../src/serv
 import { CONNECTIONS_PAST_THE_SHARE } from '../src/front-door/connections.js';
 import { SETTINGS } from '../src/settings/config.js';
 import { it } from '../src/testing/index.js';
-import { startBystander } from './support/attack.js';
+import { readAnswers, startBystander } from './support/attack.js';
 import { connectionsHeldFrom } from './support/raw-connection.js';
 import { startInstance } from './support/service-instance.js';
 
@@ -35,14 +35,9 @@ describe('one address opening thousands of keep-alive connections', () => {
         const socket = connect(port, '127.0.0.1');
         socket.on('error', () => undefined);
         socket.once('connect', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
-        let head = '';
-        const readHead = (chunk: Buffer) => {
-          head += chunk.toString('latin1');
-          if (!head.includes('\r\n\r\n')) return;
-          socket.off('data', readHead);
-          if (!/\r\nConnection: close\r\n/i.test(head)) kept.add(socket);
-        };
-        socket.on('data', readHead);
+        void readAnswers(socket, 1, 10_000).then(([answer]) => {
+          if (answer !== undefined && !socket.destroyed && !/\r\nConnection: close(\r\n|$)/i.test(answer.head)) kept.add(socket);
+        });
         socket.once('close', () => kept.delete(socket));
         sockets.push(socket);
         // A few hundred at a time, as fast as the test's own event loop opens them.
