@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect } from 'vitest';
 import { it } from '../src/testing/index.js';
-import { type RunningHaproxy, startHaproxy } from './support/haproxy.js';
+import { CHECK_EVERY_MS, FAILED_CHECKS_TO_LEAVE, type RunningHaproxy, startHaproxy } from './support/haproxy.js';
 import { createKeys } from './support/keys.js';
 import { figuresOf, isSuccess, keepAliveLoad } from './support/keep-alive-load.js';
 import { startBusyNeighbours } from './support/neighbours.js';
@@ -12,11 +12,17 @@ import { type ServiceInstance, startInstance } from './support/service-instance.
 // checks and back after two good ones, restarted one after the other under keep-alive load while
 // two neighbours keep both cores busy. Readiness says whether an instance can take work, never how
 // loaded it is: instances under the same host pressure never leave the pool together, and nothing
-// is refused. (A multi-instance file: it runs in the PostgreSQL project only.)
+// is refused. Each instance is set up as docs/operating.md (Stopping) says for a balancer that
+// learns of a stop from its health checks: SHUTDOWN_DELAY_MS above the time those take to fail.
+// (A multi-instance file: it runs in the PostgreSQL project only.)
 
 const CLIENTS = 32;
 const LOAD_BOUNDS = { maxRequests: 300_000, maxMs: 60_000 };
 const STEADY_MS = 2_000;
+// HAProxy goes on connecting to a stopping instance until its checks have failed; a connection
+// still queued when the instance's listener closes is reset, and HAProxy resets its client's.
+// Two checks' time more than the failures take, for a host whose cores are busy.
+const SHUTDOWN_DELAY_MS = (FAILED_CHECKS_TO_LEAVE + 2) * CHECK_EVERY_MS;
 
 let haproxy: RunningHaproxy;
 let apiKey: string;
@@ -25,7 +31,7 @@ const ports: number[] = [];
 const instances: ServiceInstance[] = [];
 
 const startOn = async (slot: number) => {
-  instances[slot] = await startInstance({ ...storageEnv, RATE_LIMIT_PER_MINUTE: '1000000', REDIS_TIMEOUT_MS: '250', PORT: String(ports[slot]) });
+  instances[slot] = await startInstance({ ...storageEnv, RATE_LIMIT_PER_MINUTE: '1000000', REDIS_TIMEOUT_MS: '250', SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS), PORT: String(ports[slot]) });
 };
 const ready = async (slot: number) => {
   const deadline = Date.now() + 10_000;

@@ -8,11 +8,15 @@ import { freePort } from './redis-server.js';
 /** Debian installs it in /usr/sbin, which a user's PATH often leaves out. */
 const haproxyBinary = () => ['haproxy', '/usr/sbin/haproxy'].find((candidate) => !spawnSync(candidate, ['-v']).error);
 
+/** HAProxy's health checks on `/readyz`: one every CHECK_EVERY_MS; a server is out after FAILED_CHECKS_TO_LEAVE failures in a row. */
+export const CHECK_EVERY_MS = 500;
+export const FAILED_CHECKS_TO_LEAVE = 3;
+
 /**
  * HAProxy in front of `upstreams`, as a team that runs it would set it up for the service: health
- * checks on `/readyz` (a server is out after 3 failed checks, back after 2 good ones), a request
- * whose connection was refused tried again on the other server, and a connection to a server per
- * request, so none is reused just as an instance closes it.
+ * checks on `/readyz` (a server is out after 3 failed checks, back after 2 good ones), keep-alive
+ * connections to the servers, and a request whose connection was refused tried again on the other
+ * server.
  */
 const configFor = (listenPort: number, upstreams: string[]) => `
 global
@@ -34,7 +38,7 @@ frontend petstore
 backend instances
   balance roundrobin
   option httpchk GET /readyz
-  default-server check inter 500ms fall 3 rise 2
+  default-server check inter ${String(CHECK_EVERY_MS)}ms fall ${String(FAILED_CHECKS_TO_LEAVE)} rise 2
 ${upstreams.map((upstream, index) => `  server api-${String(index + 1)} ${upstream}`).join('\n')}
 `;
 
