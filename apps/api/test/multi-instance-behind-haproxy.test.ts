@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect } from 'vitest';
 import { it } from '../src/testing/index.js';
-import { CHECK_EVERY_MS, FAILED_CHECKS_TO_LEAVE, type RunningHaproxy, startHaproxy } from './support/haproxy.js';
+import { CHECK_EVERY_MS, FAILED_CHECKS_TO_LEAVE } from './support/haproxy-config.js';
+import { type RunningHaproxy, startHaproxy } from './support/haproxy.js';
 import { createKeys } from './support/keys.js';
 import { figuresOf, isSuccess, keepAliveLoad } from './support/keep-alive-load.js';
 import { startBusyNeighbours } from './support/neighbours.js';

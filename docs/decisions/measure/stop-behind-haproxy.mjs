@@ -1,20 +1,25 @@
 // What a stopping server behind HAProxy loses when it closes its listener while HAProxy still
-// connects to it: two plain `node:http` servers behind Debian's HAProxy with the health checks of
-// apps/api/test/support/haproxy.ts, 32 keep-alive clients alternating POST and GET through it; one
-// server stops as the service does (`/readyz` 503 and `Connection: close` at once, the listener
-// closed after DELAY ms, idle connections 5 s later), its loop busy for BLOCK ms just before the
-// close, as on a host whose cores are taken. Prints what the clients got, by status or error code.
+// connects to it: two plain `node:http` servers behind Debian's HAProxy, configured as the tests
+// run it (apps/api/test/support/haproxy-config.ts: its health checks, keep-alive, retries), 32 keep-alive
+// clients alternating POST and GET through it; one server stops as the service does (`/readyz`
+// 503 and `Connection: close` at once, the listener closed after DELAY ms, idle connections 5 s
+// later), its loop busy for BLOCK ms just before the close, as on a host whose cores are taken.
+// Prints what the clients got, by status or error code. From apps/api:
 //
-//   DELAY=0 node docs/decisions/measure/stop-behind-haproxy.mjs
-//   DELAY=2500 node docs/decisions/measure/stop-behind-haproxy.mjs
+//   DELAY=0 node --import tsx ../../docs/decisions/measure/stop-behind-haproxy.mjs
+//   DELAY=2500 node --import tsx ../../docs/decisions/measure/stop-behind-haproxy.mjs
 //
 // BLOCK (default 50) tunes the busy time. Loopback only; every process it starts, it stops.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+const support = (name) => import(new URL(`../../../apps/api/test/support/${name}.ts`, import.meta.url).href);
+const { configFor, haproxyBinary } = await support('haproxy-config');
+const { freePort } = await support('redis-server');
 
 const DELAY = Number(process.env.DELAY ?? 0);
 const BLOCK = Number(process.env.BLOCK ?? 50);
@@ -57,39 +62,12 @@ const startServer = async () => {
   };
 };
 
-const freePort = async () => {
-  const probe = http.createServer();
-  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-};
-
 const servers = [await startServer(), await startServer()];
 const port = await freePort();
 const folder = mkdtempSync(join(tmpdir(), 'stop-behind-haproxy-'));
-writeFileSync(join(folder, 'haproxy.cfg'), `
-global
-  maxconn 4096
-defaults
-  mode http
-  timeout connect 1s
-  timeout client 30s
-  timeout server 30s
-  retries 3
-  option redispatch
-  option http-keep-alive
-frontend site
-  bind 127.0.0.1:${port}
-  default_backend instances
-backend instances
-  balance roundrobin
-  option httpchk GET /readyz
-  default-server check inter 500ms fall 3 rise 2
-${servers.map((server, index) => `  server s${index} 127.0.0.1:${server.port}`).join('\n')}
-`);
-const binary = ['haproxy', '/usr/sbin/haproxy'].find((candidate) => !spawnSync(candidate, ['-v']).error);
-const haproxy = spawn(binary, ['-db', '-f', join(folder, 'haproxy.cfg')], { stdio: 'ignore' });
+writeFileSync(join(folder, 'haproxy.cfg'), configFor(port, servers.map((server) => `127.0.0.1:${server.port}`)));
+const haproxy = spawn(haproxyBinary(), ['-db', '-f', join(folder, 'haproxy.cfg')], { stdio: 'ignore' });
+// HAProxy listening, and two good checks of each server.
 await sleep(1_500);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
