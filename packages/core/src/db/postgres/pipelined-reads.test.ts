@@ -149,4 +149,25 @@ describe('PostgreSQL reads on pipelined connections', () => {
       proxy.close();
     }
   });
+
+  it("hand each read's rows over and leave pg's result of it empty, so that nothing old keeps them", async ({ scratchPostgres: { url } }) => {
+    const reads = openPipelinedReads({
+      config: { connectionString: url },
+      connections: 1,
+      deadline: { statementMs: 2_000, stallMarginMs: 1_000 },
+      onConnectionError: () => undefined,
+    });
+    await reads.opened;
+    // pg's own answers, as its client hands them to the reads.
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const answers = await Promise.all(Array.from({ length: 3 }, async () => reads.query<{ n: number }>('select n from generate_series(1, 100) as n')));
+      expect(answers.map(({ rows }) => rows.length)).toEqual([100, 100, 100]);
+      const held = await Promise.all(sent.mock.results.map(async ({ value }) => ((await value) as pg.QueryResult).rows.length));
+      expect(held).toEqual([0, 0, 0]);
+    } finally {
+      sent.mockRestore();
+      await reads.close();
+    }
+  });
 });

@@ -32,6 +32,19 @@ export interface PipelinedReads {
   close(): Promise<void>;
 }
 
+/**
+ * A statement's result with its rows in an array of its own, and pg's emptied. pg makes its result
+ * when the statement is sent; on a pipelined connection it waits behind others, and V8 moves it to
+ * the old generation, or, having seen many do so, allocates it there. Rows held from an old object
+ * outlive every young collection until the next full one, so pages' rows filled the old generation
+ * (docs/decisions/2026-11-30-a-pipelined-read-hands-its-rows-over.md).
+ */
+const ownRows = (result: pg.QueryResult): pg.QueryResult => {
+  const rows = result.rows.slice();
+  result.rows.length = 0;
+  return { command: result.command, rowCount: result.rowCount, oid: result.oid, fields: result.fields, rows };
+};
+
 /** The socket pg writes a connection's messages to. */
 const socketOf = (client: pg.Client): Socket => (client as unknown as { connection: { stream: Socket } }).connection.stream;
 
@@ -106,7 +119,7 @@ export const openPipelinedReads = ({ config, connections, deadline, onConnection
       held.add(client);
       socketOf(client).cork();
     }
-    return (client.query as (...a: unknown[]) => unknown)(...args);
+    return (client.query as (...a: unknown[]) => Promise<pg.QueryResult>)(...args).then(ownRows);
   };
   const query = ((...args: unknown[]) => {
     if (closed) return Promise.reject(new Error('Client was closed and is not queryable'));
